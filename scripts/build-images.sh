@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Builds the mock server's image from local material only (no registry is reachable in CI):
+#
+#   1. a .NET base image, unless MOCK_BASE_IMAGE names one to use instead: a minimal Debian rootfs made
+#      with debootstrap from the mirror apt uses here (cached as a tarball, so only the first run pays
+#      for it), plus the ASP.NET Core shared framework installed on this machine, imported as
+#      localhost/adbc-dbx-dotnet-base:<major.minor>;
+#   2. the mock server, published on the host into docker/.publish/mock-server;
+#   3. docker/mock-server.Dockerfile on top of that base, tagged adbc-databricks-mock:local.
+#
+#   scripts/build-images.sh                       # everything, with the engine from container-engine.sh
+#   MOCK_BASE_IMAGE=mcr.microsoft.com/dotnet/aspnet:10.0 scripts/build-images.sh   # real Docker + registry
+#
+# Environment:
+#   MOCK_BASE_IMAGE        base image to build on; skips step 1 (default: the local base)
+#   MOCK_DATABRICKS_IMAGE  tag of the mock image (default adbc-databricks-mock:local)
+#   MOCK_SERVER_PROJECT    server project to publish (default integration-tests/MockDatabricks.Server)
+#   DEBIAN_MIRROR          mirror for debootstrap (default: the first Debian mirror in apt's sources)
+#   ADBC_DBX_CACHE_DIR     where the rootfs tarball is cached (default ${XDG_CACHE_HOME:-$HOME/.cache}/adbc-dbx-images)
+#   REBUILD_BASE=1         rebuild the base image even when one with the same inputs exists
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cache_dir="${ADBC_DBX_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/adbc-dbx-images}"
+mock_image="${MOCK_DATABRICKS_IMAGE:-adbc-databricks-mock:local}"
+server_project="${MOCK_SERVER_PROJECT:-$repo_root/integration-tests/MockDatabricks.Server}"
+publish_dir="$repo_root/docker/.publish/mock-server"
+suite=bookworm
+# What the runtime needs beyond minbase: TLS roots and OpenSSL (HttpClient), ICU (globalization, as in
+# the official images), tzdata (TimeZoneInfo). liblz4-1, zlib1g and libstdc++6 already come with minbase.
+base_packages="ca-certificates,libssl3,libicu72,tzdata"
+
+log() { echo "build-images: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
+
+# ---------------------------------------------------------------------------------------------- engine
+t0=$(now)
+eval "$("$repo_root/scripts/container-engine.sh" start)"
+log "engine ready in $(elapsed "$t0") ($ADBC_DBX_ENGINE_KIND at $DOCKER_HOST)"
+if [ "$ADBC_DBX_ENGINE_KIND" = podman ] && command -v podman >/dev/null; then
+    # The podman CLI and the service share the rootful storage, so what it builds the API serves.
+    cli=podman
+else
+    command -v docker >/dev/null || die "engine is $ADBC_DBX_ENGINE_KIND but no docker CLI is installed"
+    cli=docker
+fi
+
+image_exists() { "$cli" image inspect "$1" >/dev/null 2>&1; }
+image_label() { "$cli" image inspect --format "{{ index .Config.Labels \"$2\" }}" "$1" 2>/dev/null || true; }
+
+# ------------------------------------------------------------------------------------------ base image
+debian_mirror() {
+    if [ -n "${DEBIAN_MIRROR:-}" ]; then echo "$DEBIAN_MIRROR"; return; fi
+    # deb822 sources first (Debian 12 default), then the one-line format; skip the security archive.
+    local uri
+    uri=$(grep -hsE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | grep -v security | grep -i debian | head -n1 || true)
+    [ -n "$uri" ] || uri=$(grep -hsE '^deb ' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' | grep -v security | grep -i debian | head -n1 || true)
+    echo "${uri:-http://deb.debian.org/debian}"
+}
+
+dotnet_root() { dirname "$(readlink -f "$(command -v dotnet)")"; }
+
+# The newest installed ASP.NET Core shared framework of major 10 (what the server targets).
+aspnet_version() {
+    ls "$(dotnet_root)/shared/Microsoft.AspNetCore.App" 2>/dev/null | grep -E '^10\.' | sort -V | tail -n1
+}
+
+ensure_rootfs_tarball() {
+    local mirror="$1" key tarball work
+    command -v debootstrap >/dev/null || {
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >&2
+    }
+    key=$(printf '%s|%s|%s|%s' "$suite" "$mirror" "$base_packages" "$(dpkg --print-architecture)" | sha256sum | cut -c1-12)
+    tarball="$cache_dir/debian-$suite-minbase-$key.tar"
+    if [ -s "$tarball" ]; then
+        log "rootfs tarball cached: $tarball"
+        echo "$tarball"
+        return
+    fi
+    mkdir -p "$cache_dir"
+    work=$(mktemp -d "$cache_dir/rootfs.XXXXXX")
+    local t
+    t=$(now)
+    log "debootstrap --variant=minbase $suite from $mirror (first run only; cached afterwards)"
+    if ! debootstrap --variant=minbase --include="$base_packages" "$suite" "$work" "$mirror" >"$cache_dir/debootstrap.log" 2>&1; then
+        tail -n 30 "$cache_dir/debootstrap.log" >&2
+        rm -rf "$work"
+        die "debootstrap failed (log: $cache_dir/debootstrap.log)"
+    fi
+    # Downloaded .debs and apt lists are build leftovers, not runtime content.
+    rm -rf "$work"/var/cache/apt/archives/*.deb "$work"/var/lib/apt/lists/* "$work"/var/log/*.log
+    # The same unprivileged user as the official .NET images (uid/gid 1654, "app").
+    chroot "$work" /usr/sbin/groupadd --gid 1654 app
+    chroot "$work" /usr/sbin/useradd --uid 1654 --gid 1654 --create-home --shell /bin/sh app
+    tar --numeric-owner -C "$work" -cf "$tarball.tmp" .
+    mv "$tarball.tmp" "$tarball"
+    rm -rf "$work"
+    log "rootfs tarball built in $(elapsed "$t"): $tarball ($(du -h "$tarball" | cut -f1))"
+    echo "$tarball"
+}
+
+build_base_image() {
+    local version tag mirror inputs tarball root work t
+    version=$(aspnet_version)
+    [ -n "$version" ] || die "no ASP.NET Core 10 runtime under $(dotnet_root)/shared/Microsoft.AspNetCore.App"
+    [ -d "$(dotnet_root)/shared/Microsoft.NETCore.App/$version" ] || die "Microsoft.NETCore.App $version missing next to ASP.NET Core $version"
+    tag="localhost/adbc-dbx-dotnet-base:$(cut -d. -f1,2 <<<"$version")"
+    mirror=$(debian_mirror)
+    inputs="$suite|$base_packages|aspnet=$version"
+    if [ "${REBUILD_BASE:-0}" != 1 ] && image_exists "$tag" && [ "$(image_label "$tag" org.adbc-dbx.base-inputs)" = "$inputs" ]; then
+        log "base image $tag is current ($inputs)"
+        echo "$tag"
+        return
+    fi
+    tarball=$(ensure_rootfs_tarball "$mirror")
+    t=$(now)
+    root=$(dotnet_root)
+    work=$(mktemp -d "$cache_dir/base.XXXXXX")
+    tar -C "$work" -xf "$tarball"
+    # Only the runtime pieces (host, hostfxr, the two shared frameworks of one version), not the SDK.
+    mkdir -p "$work/usr/share/dotnet/shared" "$work/usr/share/dotnet/host"
+    cp -a "$root/dotnet" "$work/usr/share/dotnet/"
+    cp -a "$root/LICENSE.txt" "$root/ThirdPartyNotices.txt" "$work/usr/share/dotnet/" 2>/dev/null || true
+    cp -a "$root/host/fxr" "$work/usr/share/dotnet/host/"
+    mkdir -p "$work/usr/share/dotnet/shared/Microsoft.NETCore.App" "$work/usr/share/dotnet/shared/Microsoft.AspNetCore.App"
+    cp -a "$root/shared/Microsoft.NETCore.App/$version" "$work/usr/share/dotnet/shared/Microsoft.NETCore.App/"
+    cp -a "$root/shared/Microsoft.AspNetCore.App/$version" "$work/usr/share/dotnet/shared/Microsoft.AspNetCore.App/"
+    ln -sf /usr/share/dotnet/dotnet "$work/usr/bin/dotnet"
+    log "importing $tag (ASP.NET Core $version)"
+    # The same environment the official aspnet images set, so the Dockerfile behaves alike on both.
+    tar --numeric-owner -C "$work" -c . | "$cli" import \
+        --change "ENV APP_UID=1654" \
+        --change "ENV ASPNETCORE_HTTP_PORTS=8080" \
+        --change "ENV DOTNET_RUNNING_IN_CONTAINER=true" \
+        --change "ENV DOTNET_VERSION=$version" \
+        --change "ENV ASPNET_VERSION=$version" \
+        --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+        --change "LABEL org.adbc-dbx.base-inputs=$inputs" \
+        --change "CMD [\"/bin/sh\"]" \
+        - "$tag" >/dev/null
+    rm -rf "$work"
+    log "base image $tag imported in $(elapsed "$t")"
+    echo "$tag"
+}
+
+# ------------------------------------------------------------------------------------------ mock image
+publish_server() {
+    local t
+    [ -e "$server_project" ] || die "server project not found: $server_project"
+    t=$(now)
+    rm -rf "$publish_dir"
+    # Framework-dependent and without an apphost: the image runs `dotnet MockDatabricks.Server.dll`.
+    dotnet publish "$server_project" -c Release -p:UseAppHost=false -o "$publish_dir" --nologo -v quiet >&2
+    [ -f "$publish_dir/MockDatabricks.Server.dll" ] || die "publish produced no MockDatabricks.Server.dll in $publish_dir"
+    log "server published in $(elapsed "$t") to docker/.publish/mock-server"
+}
+
+build_mock_image() {
+    local base="$1" t
+    t=$(now)
+    local args=(build -f "$repo_root/docker/mock-server.Dockerfile" --build-arg "BASE_IMAGE=$base" -t "$mock_image")
+    if [ "$cli" = podman ]; then
+        # Docker format keeps the HEALTHCHECK (the OCI format drops it); never reach for a registry.
+        args+=(--format docker --pull=never)
+    fi
+    "$cli" "${args[@]}" "$repo_root/docker" >&2
+    log "mock image $mock_image built in $(elapsed "$t")"
+}
+
+if [ -n "${MOCK_BASE_IMAGE:-}" ]; then
+    base_image="$MOCK_BASE_IMAGE"
+    log "using base image $base_image"
+else
+    t=$(now)
+    base_image=$(build_base_image)
+    log "base image step took $(elapsed "$t")"
+fi
+publish_server
+build_mock_image "$base_image"
+log "done in $(elapsed "$t0"): $mock_image on $base_image"
