@@ -1,0 +1,91 @@
+/*
+* Licensed to the Apache Software Foundation (ASF) under one or more
+* contributor license agreements.  See the NOTICE file distributed with
+* this work for additional information regarding copyright ownership.
+* The ASF licenses this file to You under the Apache License, Version 2.0
+* (the "License"); you may not use this file except in compliance with
+* the License.  You may obtain a copy of the License at
+*
+*    http://www.apache.org/licenses/LICENSE-2.0
+*
+* Unless required by applicable law or agreed to in writing, software
+* distributed under the License is distributed on an "AS IS" BASIS,
+* WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+* See the License for the specific language governing permissions and
+* limitations under the License.
+*/
+
+using System.Diagnostics.Metrics;
+
+namespace Apache.Arrow.Adbc.Drivers.Databricks
+{
+    /// <summary>
+    /// The meter through which every <see cref="DatabricksMemoryScope"/> publishes its pool accounting, so that
+    /// <c>dotnet-counters monitor --counters Apache.Arrow.Adbc.Drivers.Databricks.Memory</c> shows it live in any host
+    /// and tests can assert on it with a MeterListener, without reflection or InternalsVisibleTo.
+    /// </summary>
+    /// <remarks>
+    /// One process-wide meter with a <c>scope</c> tag rather than a meter per scope: a Meter stays registered until
+    /// it is disposed, so a per-scope meter would leak whenever an application forgets to dispose a database.
+    /// Every instrument is push-based (no observable callbacks) for the same reason: nothing here holds a scope.
+    /// Byte counts carry a <c>pool</c> tag: <see cref="BufferPoolTag"/> or <see cref="StreamPoolTag"/>.
+    /// </remarks>
+    internal static class DatabricksMemoryMetrics
+    {
+        public const string MeterName = "Apache.Arrow.Adbc.Drivers.Databricks.Memory";
+        public const string ScopeTagName = "scope";
+        public const string PoolTagName = "pool";
+        public const string ReasonTagName = "reason";
+        public const string BufferPoolTag = "lz4_buffers";
+        public const string StreamPoolTag = "streams";
+
+        private static readonly Meter s_meter = new Meter(MeterName, "1.0.0");
+
+        /// <summary>Bytes handed out by a pool, whether reused or newly allocated.</summary>
+        public static readonly Counter<long> Rented = s_meter.CreateCounter<long>(
+            "adbc.databricks.memory.rented", "By", "Bytes handed out by the scope's pool.");
+
+        /// <summary>Bytes given back to a pool by their user.</summary>
+        public static readonly Counter<long> Returned = s_meter.CreateCounter<long>(
+            "adbc.databricks.memory.returned", "By", "Bytes given back to the scope's pool.");
+
+        /// <summary>Rented and not yet returned. Returns to 0 when every reader is done.</summary>
+        public static readonly UpDownCounter<long> InUse = s_meter.CreateUpDownCounter<long>(
+            "adbc.databricks.memory.in_use", "By", "Pooled bytes currently in use.");
+
+        /// <summary>Free bytes a pool keeps for reuse. Returns to 0 when the scope is released.</summary>
+        public static readonly UpDownCounter<long> Retained = s_meter.CreateUpDownCounter<long>(
+            "adbc.databricks.memory.retained", "By", "Free bytes kept by the scope's pool for reuse.");
+
+        /// <summary>Bytes a pool had to allocate because it had nothing free to hand out.</summary>
+        public static readonly Counter<long> Allocated = s_meter.CreateCounter<long>(
+            "adbc.databricks.memory.allocated", "By", "Bytes newly allocated by the scope's pool.");
+
+        /// <summary>Returned bytes a pool did not keep (its cap was reached, or the scope was released).</summary>
+        public static readonly Counter<long> Dropped = s_meter.CreateCounter<long>(
+            "adbc.databricks.memory.dropped", "By", "Returned bytes the scope's pool let go to the GC.");
+
+        /// <summary>Bytes served without pooling: scope released, pooling disabled, or larger than the pool's largest size.</summary>
+        public static readonly Counter<long> Unpooled = s_meter.CreateCounter<long>(
+            "adbc.databricks.memory.unpooled", "By", "Bytes allocated outside the pool.");
+
+        /// <summary>Decompressed bytes produced by the LZ4 frame decoder.</summary>
+        public static readonly Counter<long> Lz4DecodedBytes = s_meter.CreateCounter<long>(
+            "adbc.databricks.lz4.decoded", "By", "Bytes produced by the LZ4 frame decoder.");
+
+        /// <summary>LZ4 frames decoded.</summary>
+        public static readonly Counter<long> Lz4Frames = s_meter.CreateCounter<long>(
+            "adbc.databricks.lz4.frames", "{frame}", "LZ4 frames decoded.");
+
+        /// <summary>
+        /// Decodes that could not use the fast path: <c>reason=regrow</c> (the output outgrew its first buffer and was
+        /// copied), <c>reason=unpooled</c> (the scope was released or pooling is off), <c>reason=error</c> (malformed input).
+        /// </summary>
+        public static readonly Counter<long> Lz4Fallbacks = s_meter.CreateCounter<long>(
+            "adbc.databricks.lz4.fallbacks", "{event}", "LZ4 decodes that left the fast path.");
+
+        /// <summary>Scopes alive (created and not yet released).</summary>
+        public static readonly UpDownCounter<long> LiveScopes = s_meter.CreateUpDownCounter<long>(
+            "adbc.databricks.memory.scopes", "{scope}", "Memory scopes created and not yet released.");
+    }
+}

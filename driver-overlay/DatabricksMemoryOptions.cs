@@ -1,0 +1,141 @@
+/*
+* Licensed to the Apache Software Foundation (ASF) under one or more
+* contributor license agreements.  See the NOTICE file distributed with
+* this work for additional information regarding copyright ownership.
+* The ASF licenses this file to You under the Apache License, Version 2.0
+* (the "License"); you may not use this file except in compliance with
+* the License.  You may obtain a copy of the License at
+*
+*    http://www.apache.org/licenses/LICENSE-2.0
+*
+* Unless required by applicable law or agreed to in writing, software
+* distributed under the License is distributed on an "AS IS" BASIS,
+* WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+* See the License for the specific language governing permissions and
+* limitations under the License.
+*/
+
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+
+namespace Apache.Arrow.Adbc.Drivers.Databricks
+{
+    /// <summary>
+    /// The limits of a <see cref="DatabricksMemoryScope"/>, read from connection properties. Every limit has a
+    /// documented default; values are whole mebibytes so they read like the driver's other memory settings.
+    /// </summary>
+    internal sealed class DatabricksMemoryOptions
+    {
+        /// <summary>"false" turns pooling off: every buffer is allocated and left to the GC (an escape hatch).</summary>
+        public const string PoolingEnabledKey = "adbc.databricks.memory.pooling_enabled";
+
+        /// <summary>Free bytes the LZ4 buffer pool may keep for reuse. Default 64 MiB.</summary>
+        public const string BufferPoolMaxRetainedMbKey = "adbc.databricks.memory.buffer_pool_max_retained_mb";
+
+        /// <summary>Largest array the LZ4 buffer pool keeps (rounded up to a power of two). Default 32 MiB.</summary>
+        public const string BufferPoolMaxArrayMbKey = "adbc.databricks.memory.buffer_pool_max_array_mb";
+
+        /// <summary>Free small blocks (128 KiB each) the stream pool may keep. Default 16 MiB.</summary>
+        public const string StreamPoolMaxFreeSmallMbKey = "adbc.databricks.memory.stream_pool_max_free_small_mb";
+
+        /// <summary>
+        /// Free large buffers the stream pool may keep, per buffer size (RecyclableMemoryStream counts this limit for
+        /// each size class separately). Default 32 MiB.
+        /// </summary>
+        public const string StreamPoolMaxFreeLargeMbKey = "adbc.databricks.memory.stream_pool_max_free_large_mb";
+
+        /// <summary>Largest stream buffer the stream pool keeps; a larger file gets an unpooled buffer. Default 64 MiB.</summary>
+        public const string StreamPoolMaxBufferMbKey = "adbc.databricks.memory.stream_pool_max_buffer_mb";
+
+        public const int MiB = 1024 * 1024;
+
+        /// <summary>Stream buffers grow in steps of this size: few size classes keep the per-class free limit meaningful.</summary>
+        public const int StreamLargeBufferMultiple = 4 * MiB;
+
+        public const int StreamBlockSize = 128 * 1024;
+
+        public bool PoolingEnabled { get; private set; } = true;
+
+        public long BufferPoolMaxRetainedBytes { get; private set; } = 64L * MiB;
+
+        public int BufferPoolMaxArrayLength { get; private set; } = 32 * MiB;
+
+        public long StreamPoolMaxFreeSmallBytes { get; private set; } = 16L * MiB;
+
+        public long StreamPoolMaxFreeLargeBytes { get; private set; } = 32L * MiB;
+
+        public int StreamPoolMaxBufferLength { get; private set; } = 64 * MiB;
+
+        /// <summary>The defaults.</summary>
+        public static DatabricksMemoryOptions Default { get; } = new DatabricksMemoryOptions();
+
+        /// <summary>
+        /// Reads the options from connection properties (keys compared case-insensitively, like the driver's merge of
+        /// database and connection properties). Unknown keys are ignored; a malformed value is an error that names
+        /// the key and the value.
+        /// </summary>
+        public static DatabricksMemoryOptions FromProperties(IReadOnlyDictionary<string, string>? properties)
+        {
+            var options = new DatabricksMemoryOptions();
+            if (properties == null)
+            {
+                return options;
+            }
+
+            foreach (KeyValuePair<string, string> property in properties)
+            {
+                string key = property.Key;
+                if (Is(key, PoolingEnabledKey))
+                {
+                    options.PoolingEnabled = ParseBool(key, property.Value);
+                }
+                else if (Is(key, BufferPoolMaxRetainedMbKey))
+                {
+                    options.BufferPoolMaxRetainedBytes = ParseMebibytes(key, property.Value, minimum: 0, maximum: 1024 * 1024) * MiB;
+                }
+                else if (Is(key, BufferPoolMaxArrayMbKey))
+                {
+                    options.BufferPoolMaxArrayLength = (int)ParseMebibytes(key, property.Value, minimum: 1, maximum: 1024) * MiB;
+                }
+                else if (Is(key, StreamPoolMaxFreeSmallMbKey))
+                {
+                    options.StreamPoolMaxFreeSmallBytes = ParseMebibytes(key, property.Value, minimum: 0, maximum: 1024 * 1024) * MiB;
+                }
+                else if (Is(key, StreamPoolMaxFreeLargeMbKey))
+                {
+                    options.StreamPoolMaxFreeLargeBytes = ParseMebibytes(key, property.Value, minimum: 0, maximum: 1024 * 1024) * MiB;
+                }
+                else if (Is(key, StreamPoolMaxBufferMbKey))
+                {
+                    long megabytes = ParseMebibytes(key, property.Value, minimum: 4, maximum: 1024);
+                    options.StreamPoolMaxBufferLength = (int)(megabytes - (megabytes % 4)) * MiB;
+                }
+            }
+
+            return options;
+        }
+
+        private static bool Is(string key, string expected) => string.Equals(key, expected, StringComparison.OrdinalIgnoreCase);
+
+        private static bool ParseBool(string key, string value)
+        {
+            if (bool.TryParse(value, out bool result))
+            {
+                return result;
+            }
+
+            throw new ArgumentException($"Parameter '{key}' value '{value}' could not be parsed. Valid values are 'true' and 'false'.");
+        }
+
+        private static long ParseMebibytes(string key, string value, long minimum, long maximum)
+        {
+            if (long.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out long result) && result >= minimum && result <= maximum)
+            {
+                return result;
+            }
+
+            throw new ArgumentException($"Parameter '{key}' value '{value}' is invalid. It must be a whole number of MiB from {minimum} to {maximum}.");
+        }
+    }
+}

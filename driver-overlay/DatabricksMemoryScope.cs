@@ -1,0 +1,133 @@
+/*
+* Licensed to the Apache Software Foundation (ASF) under one or more
+* contributor license agreements.  See the NOTICE file distributed with
+* this work for additional information regarding copyright ownership.
+* The ASF licenses this file to You under the Apache License, Version 2.0
+* (the "License"); you may not use this file except in compliance with
+* the License.  You may obtain a copy of the License at
+*
+*    http://www.apache.org/licenses/LICENSE-2.0
+*
+* Unless required by applicable law or agreed to in writing, software
+* distributed under the License is distributed on an "AS IS" BASIS,
+* WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+* See the License for the specific language governing permissions and
+* limitations under the License.
+*/
+
+using System;
+using System.Collections.Generic;
+using System.Threading;
+
+namespace Apache.Arrow.Adbc.Drivers.Databricks
+{
+    /// <summary>
+    /// The pooled memory of one <c>DatabricksDatabase</c>: a bounded <see cref="Lz4BufferPool"/> for LZ4 work
+    /// buffers and a capped <see cref="RecyclableStreamPool"/> for decompressed CloudFetch files, plus the
+    /// <see cref="Lz4"/> entry points that use them.
+    /// </summary>
+    /// <remarks>
+    /// <para>
+    /// Lifetime is reference counted through <see cref="DatabricksMemoryLease"/>s: the database holds the lease
+    /// <see cref="Create"/> returns, and each connection it opens holds one from <see cref="AcquireLease"/>. When the
+    /// last lease is disposed the scope is released: both pools drop every free array and block, so the GC can
+    /// reclaim them even while the application still holds the disposed database object (hosts do).
+    /// </para>
+    /// <para>
+    /// Disposal in any order is safe. A rent after release allocates unpooled memory, a return after release is
+    /// dropped, and a lease acquired after release is detached (it keeps nothing alive). Nothing throws mid-read
+    /// because a database was disposed before its readers finished.
+    /// </para>
+    /// <para>
+    /// Scopes are never process-wide: pooled arrays are not cleared, so a pool must not outlive or cross the
+    /// database (tenant) that filled it.
+    /// </para>
+    /// </remarks>
+    internal sealed class DatabricksMemoryScope
+    {
+        private static int s_lastId;
+
+        private readonly object _idTag;
+        private int _references;
+
+        private DatabricksMemoryScope(DatabricksMemoryOptions options)
+        {
+            Id = Interlocked.Increment(ref s_lastId);
+            _idTag = Id;
+            Options = options;
+            BufferPool = new Lz4BufferPool(
+                options.BufferPoolMaxArrayLength,
+                options.PoolingEnabled ? options.BufferPoolMaxRetainedBytes : 0,
+                new PoolMeter(_idTag, DatabricksMemoryMetrics.BufferPoolTag));
+            StreamPool = new RecyclableStreamPool(options, new PoolMeter(_idTag, DatabricksMemoryMetrics.StreamPoolTag));
+            Lz4 = new ScopedLz4Decompressor(this);
+            _references = 1;
+            DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));
+        }
+
+        /// <summary>Process-unique id, published as the <c>scope</c> tag of every measurement.</summary>
+        public int Id { get; }
+
+        public DatabricksMemoryOptions Options { get; }
+
+        public Lz4BufferPool BufferPool { get; }
+
+        public RecyclableStreamPool StreamPool { get; }
+
+        /// <summary>The LZ4 decompression entry points the driver calls.</summary>
+        public ScopedLz4Decompressor Lz4 { get; }
+
+        /// <summary>True once the last lease is gone and the pools have dropped their memory.</summary>
+        public bool IsReleased => Volatile.Read(ref _references) == 0;
+
+        /// <summary>Current number of leases (the owner's included); 0 once released.</summary>
+        public int LeaseCount => Volatile.Read(ref _references);
+
+        internal object IdTag => _idTag;
+
+        /// <summary>
+        /// Creates a scope configured from connection properties and returns its owner's lease (the database's,
+        /// or a connection's when it was constructed directly and owns a private scope).
+        /// </summary>
+        public static DatabricksMemoryLease Create(IReadOnlyDictionary<string, string>? properties) =>
+            new DatabricksMemoryLease(new DatabricksMemoryScope(DatabricksMemoryOptions.FromProperties(properties)));
+
+        /// <summary>
+        /// One more reference for a user of the scope (a connection). On a released scope the lease is detached:
+        /// it works, every rent is unpooled, and disposing it does nothing.
+        /// </summary>
+        public DatabricksMemoryLease AcquireLease()
+        {
+            while (true)
+            {
+                int current = Volatile.Read(ref _references);
+                if (current == 0)
+                {
+                    return DatabricksMemoryLease.Detached(this);
+                }
+
+                if (Interlocked.CompareExchange(ref _references, current + 1, current) == current)
+                {
+                    return new DatabricksMemoryLease(this);
+                }
+            }
+        }
+
+        /// <summary>Called once per non-detached lease by <see cref="DatabricksMemoryLease.Dispose"/>.</summary>
+        internal void ReleaseReference()
+        {
+            int remaining = Interlocked.Decrement(ref _references);
+            if (remaining == 0)
+            {
+                BufferPool.Release();
+                StreamPool.Release();
+                DatabricksMemoryMetrics.LiveScopes.Add(-1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));
+            }
+            else if (remaining < 0)
+            {
+                // A lease releases at most once, so this cannot happen; restore the count rather than corrupt it.
+                Interlocked.Increment(ref _references);
+            }
+        }
+    }
+}

@@ -1,0 +1,265 @@
+/*
+* Licensed to the Apache Software Foundation (ASF) under one or more
+* contributor license agreements.  See the NOTICE file distributed with
+* this work for additional information regarding copyright ownership.
+* The ASF licenses this file to You under the Apache License, Version 2.0
+* (the "License"); you may not use this file except in compliance with
+* the License.  You may obtain a copy of the License at
+*
+*    http://www.apache.org/licenses/LICENSE-2.0
+*
+* Unless required by applicable law or agreed to in writing, software
+* distributed under the License is distributed on an "AS IS" BASIS,
+* WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+* See the License for the specific language governing permissions and
+* limitations under the License.
+*/
+
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace Apache.Arrow.Adbc.Drivers.Databricks
+{
+    /// <summary>
+    /// The bounded array pool of one <see cref="DatabricksMemoryScope"/>, for LZ4 work buffers (downloaded
+    /// compressed files, decode scratch space). Unlike <c>ArrayPool.Create</c> it bounds the total bytes it keeps,
+    /// accounts for every byte, can be released, and survives disposal in any order.
+    /// </summary>
+    /// <remarks>
+    /// Arrays come in power-of-two sizes from <see cref="MinimumArrayLength"/> to the configured maximum; larger
+    /// requests are served unpooled. Returned arrays are kept while the pool's free bytes stay under the cap, and
+    /// dropped to the GC otherwise. Only arrays this pool handed out and has not yet taken back are accepted, so a
+    /// double return cannot hand one array to two renters. After <see cref="Release"/> every free array is dropped,
+    /// rents allocate unpooled arrays, and returns are dropped: nothing throws because of disposal order.
+    /// Arrays are not cleared on return (clearing 4 MB costs ~80 µs per file); the pool is never shared beyond one
+    /// database, so stale bytes never cross a tenant boundary, and every consumer reads only what the decoder wrote.
+    /// </remarks>
+    internal sealed class Lz4BufferPool : ArrayPool<byte>
+    {
+        public const int MinimumArrayLength = 64 * 1024;
+
+        private readonly Stack<byte[]>[] _buckets;
+        private readonly HashSet<byte[]> _rented = new HashSet<byte[]>(ReferenceComparer.Instance);
+        private readonly long _maxRetainedBytes;
+        private readonly PoolMeter _meter;
+        private long _retainedBytes;
+        private long _inUseBytes;
+        private volatile bool _released;
+
+        public Lz4BufferPool(int maxArrayLength, long maxRetainedBytes, PoolMeter meter)
+        {
+            if (maxArrayLength < MinimumArrayLength)
+            {
+                throw new ArgumentOutOfRangeException(nameof(maxArrayLength), maxArrayLength, $"must be at least {MinimumArrayLength}");
+            }
+
+            if (maxRetainedBytes < 0)
+            {
+                throw new ArgumentOutOfRangeException(nameof(maxRetainedBytes), maxRetainedBytes, "must not be negative");
+            }
+
+            _buckets = new Stack<byte[]>[BucketIndex(maxArrayLength) + 1];
+            for (int i = 0; i < _buckets.Length; i++)
+            {
+                _buckets[i] = new Stack<byte[]>();
+            }
+
+            MaxArrayLength = BucketSize(_buckets.Length - 1);
+            _maxRetainedBytes = maxRetainedBytes;
+            _meter = meter;
+        }
+
+        /// <summary>The largest array length the pool keeps; larger rents are allocated and dropped.</summary>
+        public int MaxArrayLength { get; }
+
+        public long MaxRetainedBytes => _maxRetainedBytes;
+
+        /// <summary>Free bytes currently kept for reuse.</summary>
+        public long RetainedBytes => Interlocked.Read(ref _retainedBytes);
+
+        /// <summary>Bytes of pooled arrays rented and not yet returned.</summary>
+        public long InUseBytes => Interlocked.Read(ref _inUseBytes);
+
+        public bool IsReleased => _released;
+
+        public override byte[] Rent(int minimumLength)
+        {
+            if (minimumLength < 0)
+            {
+                throw new ArgumentOutOfRangeException(nameof(minimumLength), minimumLength, "must not be negative");
+            }
+
+            if (minimumLength == 0)
+            {
+                return Array.Empty<byte>();
+            }
+
+            if (_released || minimumLength > MaxArrayLength)
+            {
+                _meter.Unpooled(minimumLength);
+                return AllocateUninitialized(minimumLength);
+            }
+
+            int index = BucketIndex(minimumLength);
+            byte[]? array = null;
+            Stack<byte[]> bucket = _buckets[index];
+            lock (bucket)
+            {
+                if (bucket.Count > 0)
+                {
+                    array = bucket.Pop();
+                }
+            }
+
+            if (array != null)
+            {
+                _meter.Retained(-array.Length);
+                Interlocked.Add(ref _retainedBytes, -array.Length);
+            }
+            else
+            {
+                array = AllocateUninitialized(BucketSize(index));
+                _meter.Allocated(array.Length);
+            }
+
+            lock (_rented)
+            {
+                _rented.Add(array);
+            }
+
+            Interlocked.Add(ref _inUseBytes, array.Length);
+            _meter.Rented(array.Length);
+            _meter.InUse(array.Length);
+            return array;
+        }
+
+        public override void Return(byte[] array, bool clearArray = false)
+        {
+            if (array == null)
+            {
+                throw new ArgumentNullException(nameof(array));
+            }
+
+            bool wasRented;
+            lock (_rented)
+            {
+                wasRented = _rented.Remove(array);
+            }
+
+            if (!wasRented)
+            {
+                // Unpooled arrays (served after release or above the maximum), double returns and foreign arrays
+                // are simply left to the GC: keeping them could hand one array to two renters.
+                return;
+            }
+
+            Interlocked.Add(ref _inUseBytes, -array.Length);
+            _meter.Returned(array.Length);
+            _meter.InUse(-array.Length);
+
+            if (!_released && TryReserve(array.Length))
+            {
+                if (clearArray)
+                {
+                    Array.Clear(array, 0, array.Length);
+                }
+
+                Stack<byte[]> bucket = _buckets[BucketIndex(array.Length)];
+                lock (bucket)
+                {
+                    // Release may have run since the reservation; it only drains buckets, so re-check under the lock.
+                    if (!_released)
+                    {
+                        bucket.Push(array);
+                        _meter.Retained(array.Length);
+                        return;
+                    }
+                }
+
+                Interlocked.Add(ref _retainedBytes, -array.Length);
+            }
+
+            _meter.Dropped(array.Length);
+        }
+
+        /// <summary>
+        /// Drops every free array so the GC can reclaim it, and makes the pool unpooled from now on. Arrays still
+        /// rented are dropped when they come back. Idempotent.
+        /// </summary>
+        public void Release()
+        {
+            _released = true;
+            foreach (Stack<byte[]> bucket in _buckets)
+            {
+                long freed = 0;
+                lock (bucket)
+                {
+                    while (bucket.Count > 0)
+                    {
+                        freed += bucket.Pop().Length;
+                    }
+                }
+
+                if (freed > 0)
+                {
+                    Interlocked.Add(ref _retainedBytes, -freed);
+                    _meter.Retained(-freed);
+                    _meter.Dropped(freed);
+                }
+            }
+        }
+
+        private bool TryReserve(int length)
+        {
+            while (true)
+            {
+                long current = Interlocked.Read(ref _retainedBytes);
+                if (current + length > _maxRetainedBytes)
+                {
+                    return false;
+                }
+
+                if (Interlocked.CompareExchange(ref _retainedBytes, current + length, current) == current)
+                {
+                    return true;
+                }
+            }
+        }
+
+        private static int BucketIndex(int length)
+        {
+            int index = 0;
+            int size = MinimumArrayLength;
+            while (size < length)
+            {
+                size <<= 1;
+                index++;
+            }
+
+            return index;
+        }
+
+        private static int BucketSize(int index) => MinimumArrayLength << index;
+
+        private static byte[] AllocateUninitialized(int length)
+        {
+#if NET5_0_OR_GREATER
+            return GC.AllocateUninitializedArray<byte>(length);
+#else
+            return new byte[length];
+#endif
+        }
+
+        private sealed class ReferenceComparer : IEqualityComparer<byte[]>
+        {
+            public static readonly ReferenceComparer Instance = new ReferenceComparer();
+
+            public bool Equals(byte[]? x, byte[]? y) => ReferenceEquals(x, y);
+
+            public int GetHashCode(byte[] obj) => RuntimeHelpers.GetHashCode(obj);
+        }
+    }
+}

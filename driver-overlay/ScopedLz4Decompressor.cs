@@ -1,0 +1,214 @@
+/*
+* Licensed to the Apache Software Foundation (ASF) under one or more
+* contributor license agreements.  See the NOTICE file distributed with
+* this work for additional information regarding copyright ownership.
+* The ASF licenses this file to You under the Apache License, Version 2.0
+* (the "License"); you may not use this file except in compliance with
+* the License.  You may obtain a copy of the License at
+*
+*    http://www.apache.org/licenses/LICENSE-2.0
+*
+* Unless required by applicable law or agreed to in writing, software
+* distributed under the License is distributed on an "AS IS" BASIS,
+* WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+* See the License for the specific language governing permissions and
+* limitations under the License.
+*/
+
+using System;
+using System.Buffers.Binary;
+using System.Collections.Generic;
+using System.IO;
+using System.Net.Http;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Apache.Arrow.Adbc.Drivers.Databricks
+{
+    /// <summary>
+    /// The LZ4 entry points the patched driver calls, bound to one <see cref="DatabricksMemoryScope"/>.
+    /// </summary>
+    /// <remarks>
+    /// Memory never escapes to the application: a CloudFetch stream's buffer goes back to the scope when the Arrow
+    /// stream reader disposes the stream (that reader copies every record batch body into buffers the batch owns),
+    /// and an inline batch is returned as an exact-size array the caller owns, because Arrow's memory reader
+    /// builds record batches that point into the array without copying.
+    /// </remarks>
+    internal sealed class ScopedLz4Decompressor
+    {
+        // Without a size from the frame or the caller, LZ4-compressed Arrow typically expands 2-4x; too small costs
+        // one regrowth copy, too large only rounds up a pooled buffer.
+        private const int EstimatedExpansion = 4;
+        private const int MinimumReadBuffer = 64 * 1024;
+
+        private static readonly KeyValuePair<string, object?> s_regrow = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "regrow");
+        private static readonly KeyValuePair<string, object?> s_unpooled = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "unpooled");
+        private static readonly KeyValuePair<string, object?> s_error = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "error");
+
+        private readonly DatabricksMemoryScope _scope;
+        private readonly KeyValuePair<string, object?> _scopeTag;
+
+        internal ScopedLz4Decompressor(DatabricksMemoryScope scope)
+        {
+            _scope = scope;
+            _scopeTag = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, scope.IdTag);
+        }
+
+        /// <summary>
+        /// Decompresses a whole CloudFetch file (every LZ4 frame in it) into a readable stream positioned at 0.
+        /// The stream's buffer belongs to the scope and returns to it when the stream is disposed.
+        /// </summary>
+        /// <param name="compressed">The downloaded file.</param>
+        /// <param name="expectedDecompressedSize">A size hint (0 if unknown), e.g. the link's uncompressed byte count.</param>
+        /// <exception cref="Lz4FormatException">The file is not valid LZ4; nothing is returned and nothing leaks.</exception>
+        public MemoryStream DecompressToStream(ReadOnlySpan<byte> compressed, long expectedDecompressedSize = 0)
+        {
+            var destination = new StreamDestination(_scope.StreamPool, InitialCapacity(compressed, expectedDecompressedSize));
+            try
+            {
+                int length = Lz4FrameDecoder.Decode(compressed, destination, out int frames);
+                Record(length, frames, destination.Regrowths, destination.Pooled);
+                return destination.Complete(length);
+            }
+            catch
+            {
+                DatabricksMemoryMetrics.Lz4Fallbacks.Add(1, _scopeTag, s_error);
+                destination.Dispose();
+                throw;
+            }
+        }
+
+        /// <summary>
+        /// Decompresses one inline Arrow batch into an exact-size array that the caller owns. Decodes straight into
+        /// that array when the frame declares its size; otherwise into pooled scratch space, then one exact copy.
+        /// </summary>
+        /// <exception cref="Lz4FormatException">The batch is not valid LZ4.</exception>
+        public byte[] DecompressToArray(ReadOnlySpan<byte> compressed)
+        {
+            long declared = DeclaredContentSize(compressed);
+            try
+            {
+                if (declared >= 0)
+                {
+                    var exact = new ArrayDestination((int)declared);
+                    int exactLength = Lz4FrameDecoder.Decode(compressed, exact, out int exactFrames);
+                    Record(exactLength, exactFrames, exact.Regrowths, pooled: true);
+                    return exactLength == exact.Buffer.Length ? exact.Buffer : exact.Buffer.AsSpan(0, exactLength).ToArray();
+                }
+
+                using var scratch = new PooledArrayDestination(_scope.BufferPool, InitialCapacity(compressed, 0));
+                int length = Lz4FrameDecoder.Decode(compressed, scratch, out int frames);
+                Record(length, frames, scratch.Regrowths, !_scope.BufferPool.IsReleased);
+                return scratch.Buffer.AsSpan(0, length).ToArray();
+            }
+            catch
+            {
+                DatabricksMemoryMetrics.Lz4Fallbacks.Add(1, _scopeTag, s_error);
+                throw;
+            }
+        }
+
+        /// <summary>
+        /// Reads an HTTP response body into an array rented from the scope's buffer pool, instead of a fresh array per
+        /// download. The caller disposes the result (or the stream made from it) to give the array back.
+        /// </summary>
+        /// <exception cref="IOException">The body is shorter or longer than its Content-Length.</exception>
+        public async Task<PooledBuffer> ReadContentAsync(HttpContent content, CancellationToken cancellationToken)
+        {
+            long? declared = content.Headers.ContentLength;
+            if (declared > Lz4Destination.MaxLength)
+            {
+                throw new IOException($"The response declares {declared} bytes, more than one buffer can hold.");
+            }
+
+            Lz4BufferPool pool = _scope.BufferPool;
+            byte[] buffer = pool.Rent(declared.HasValue ? Math.Max((int)declared.Value, 1) : MinimumReadBuffer);
+            int length = 0;
+            try
+            {
+                using (Stream body = await content.ReadAsStreamAsync().ConfigureAwait(false))
+                {
+                    while (true)
+                    {
+                        if (length == buffer.Length)
+                        {
+                            if (buffer.Length >= Lz4Destination.MaxLength)
+                            {
+                                throw new IOException("The response body is larger than one buffer can hold.");
+                            }
+
+                            byte[] larger = pool.Rent((int)Math.Min(2L * buffer.Length, Lz4Destination.MaxLength));
+                            Buffer.BlockCopy(buffer, 0, larger, 0, length);
+                            pool.Return(buffer);
+                            buffer = larger;
+                        }
+
+                        int read = await body.ReadAsync(buffer, length, buffer.Length - length, cancellationToken).ConfigureAwait(false);
+                        if (read == 0)
+                        {
+                            break;
+                        }
+
+                        length += read;
+                        if (declared.HasValue && length > declared.Value)
+                        {
+                            throw new IOException($"The response body is longer than its Content-Length of {declared.Value} bytes.");
+                        }
+                    }
+                }
+
+                if (declared.HasValue && length != declared.Value)
+                {
+                    throw new IOException($"The response body ended after {length} of {declared.Value} bytes.");
+                }
+
+                return new PooledBuffer(pool, buffer, length);
+            }
+            catch
+            {
+                pool.Return(buffer);
+                throw;
+            }
+        }
+
+        private static int InitialCapacity(ReadOnlySpan<byte> compressed, long hint)
+        {
+            long declared = DeclaredContentSize(compressed);
+            long capacity = declared >= 0 ? declared : hint > 0 ? hint : (long)compressed.Length * EstimatedExpansion;
+
+            // Never trust a hint beyond what the input could possibly expand to.
+            long plausible = (long)compressed.Length * 255 + 64;
+            return (int)Math.Max(1, Math.Min(Math.Min(capacity, plausible), Lz4Destination.MaxLength));
+        }
+
+        /// <summary>The first frame's declared content size when it is the only hint worth trusting, else -1.</summary>
+        private static long DeclaredContentSize(ReadOnlySpan<byte> compressed)
+        {
+            if (compressed.Length < 7 || BinaryPrimitives.ReadUInt32LittleEndian(compressed) != Lz4FrameDecoder.FrameMagic)
+            {
+                return -1;
+            }
+
+            Lz4FrameHeader header = Lz4FrameHeader.Read(compressed, 0);
+            long plausible = (long)compressed.Length * 255;
+            return header.ContentSize.HasValue && header.ContentSize.Value <= Math.Min(plausible, Lz4Destination.MaxLength)
+                ? header.ContentSize.Value
+                : -1;
+        }
+
+        private void Record(int length, int frames, int regrowths, bool pooled)
+        {
+            DatabricksMemoryMetrics.Lz4DecodedBytes.Add(length, _scopeTag);
+            DatabricksMemoryMetrics.Lz4Frames.Add(frames, _scopeTag);
+            if (regrowths > 0)
+            {
+                DatabricksMemoryMetrics.Lz4Fallbacks.Add(regrowths, _scopeTag, s_regrow);
+            }
+
+            if (!pooled)
+            {
+                DatabricksMemoryMetrics.Lz4Fallbacks.Add(1, _scopeTag, s_unpooled);
+            }
+        }
+    }
+}
