@@ -1,0 +1,145 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Runtime.CompilerServices;
+using Apache.Arrow.Adbc.Drivers.Databricks;
+using Lz4Reference;
+
+namespace DriverOverlay.Tests.Memory
+{
+    /// <summary>Deterministic data and LZ4 frames (made by Debian's liblz4) for the memory tests.</summary>
+    internal static class MemoryTestData
+    {
+        public const int KiB = 1024;
+        public const int MiB = 1024 * 1024;
+
+        /// <summary>Databricks-like frames (4 MB independent blocks), with the content size in the header.</summary>
+        public static readonly FrameOptions WithContentSize = FrameOptions.Databricks with { ContentSize = true };
+
+        /// <summary>Databricks-like frames without a content size: the decoder must size its output from hints.</summary>
+        public static readonly FrameOptions WithoutContentSize = FrameOptions.Databricks;
+
+        /// <summary>64 KB linked blocks: later blocks copy from earlier output, so the whole output must be contiguous.</summary>
+        public static readonly FrameOptions Linked64K = new FrameOptions { BlockSize = BlockMaxSize.Max64KB, IndependentBlocks = false };
+
+        private static readonly ConcurrentDictionary<(int, int, FrameOptions), (byte[], byte[])> s_samples =
+            new ConcurrentDictionary<(int, int, FrameOptions), (byte[], byte[])>();
+
+        /// <summary>Data and its LZ4 frame, cached because the large sizes are shared by several tests.</summary>
+        public static (byte[] Data, byte[] Compressed) Sample(int length, FrameOptions options, int seed = 1) =>
+            s_samples.GetOrAdd((length, seed, options), key =>
+            {
+                byte[] data = Compressible(key.Item1, key.Item2);
+                return (data, NativeLz4.CompressFrame(data, key.Item3));
+            });
+
+        /// <summary>
+        /// Column-like bytes that compress roughly 2-4x: runs, repeats of earlier bytes at varied distances,
+        /// ascending integers and some noise, so blocks contain both matches and literals.
+        /// </summary>
+        public static byte[] Compressible(int length, int seed)
+        {
+            var random = new Random(seed);
+            byte[] data = new byte[length];
+            int position = 0;
+            int counter = random.Next();
+            while (position < length)
+            {
+                int run = Math.Min(random.Next(8, 200), length - position);
+                switch (random.Next(4))
+                {
+                    case 0:
+                        data.AsSpan(position, run).Fill((byte)random.Next(4));
+                        break;
+                    case 1 when position > 4096:
+                        int from = position - random.Next(run, 4096);
+                        for (int i = 0; i < run; i++)
+                        {
+                            data[position + i] = data[from + i];
+                        }
+
+                        break;
+                    case 2:
+                        for (int i = 0; i < run; i++)
+                        {
+                            data[position + i] = (byte)((counter + i / 4) >> (8 * (i % 4)));
+                        }
+
+                        counter += run / 4;
+                        break;
+                    default:
+                        random.NextBytes(data.AsSpan(position, Math.Min(run, 24)));
+                        run = Math.Min(run, 24);
+                        break;
+                }
+
+                position += run;
+            }
+
+            return data;
+        }
+
+        /// <summary>Two frames back to back, as in a CloudFetch file made of several frames.</summary>
+        public static byte[] Concatenate(params byte[][] frames)
+        {
+            var all = new List<byte>();
+            foreach (byte[] frame in frames)
+            {
+                all.AddRange(frame);
+            }
+
+            return all.ToArray();
+        }
+
+        /// <summary>
+        /// A frame cut just before its end mark: every block decodes (so the destination is fully used) and then
+        /// the input ends inside the frame, which must be an <see cref="Lz4FormatException"/>.
+        /// </summary>
+        public static byte[] Truncated(byte[] frame) => frame.AsSpan(0, frame.Length - 4).ToArray();
+
+        /// <summary>Creates a scope from name/value pairs, as the driver would from connection properties.</summary>
+        public static DatabricksMemoryLease CreateScope(params (string Key, string Value)[] properties)
+        {
+            var dictionary = new Dictionary<string, string>();
+            foreach ((string key, string value) in properties)
+            {
+                dictionary[key] = value;
+            }
+
+            return DatabricksMemoryScope.Create(dictionary);
+        }
+
+        /// <summary>Forces full blocking, compacting collections so WeakReferences to garbage are cleared.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void FullCollect()
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+                GC.WaitForPendingFinalizers();
+            }
+        }
+
+        /// <summary>Fills every array the pool keeps with 0xCD, by renting them all (each bucket) and returning them dirty.</summary>
+        public static int PoisonBufferPool(Lz4BufferPool pool, int arraysPerBucket)
+        {
+            var rented = new List<byte[]>();
+            for (int size = Lz4BufferPool.MinimumArrayLength; size <= pool.MaxArrayLength && size > 0; size <<= 1)
+            {
+                for (int i = 0; i < arraysPerBucket; i++)
+                {
+                    byte[] array = pool.Rent(size);
+                    array.AsSpan().Fill(0xCD);
+                    rented.Add(array);
+                }
+            }
+
+            foreach (byte[] array in rented)
+            {
+                pool.Return(array);
+            }
+
+            return rented.Count;
+        }
+    }
+}
