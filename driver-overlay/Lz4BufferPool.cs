@@ -41,6 +41,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     {
         public const int MinimumArrayLength = 64 * 1024;
 
+        /// <summary>The largest bucket: doubling 64 KiB once more would overflow an int.</summary>
+        public const int MaximumArrayLength = 1 << 30;
+
         private readonly Stack<byte[]>[] _buckets;
         private readonly HashSet<byte[]> _rented = new HashSet<byte[]>(ReferenceComparer.Instance);
         private readonly long _maxRetainedBytes;
@@ -54,6 +57,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             if (maxArrayLength < MinimumArrayLength)
             {
                 throw new ArgumentOutOfRangeException(nameof(maxArrayLength), maxArrayLength, $"must be at least {MinimumArrayLength}");
+            }
+
+            if (maxArrayLength > MaximumArrayLength)
+            {
+                throw new ArgumentOutOfRangeException(nameof(maxArrayLength), maxArrayLength, $"must be at most {MaximumArrayLength}");
             }
 
             if (maxRetainedBytes < 0)
