@@ -1,0 +1,97 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using DbxMem.PatchTool.Infrastructure;
+using DbxMem.PatchTool.Provenance;
+using DbxMem.PatchTool.Series;
+
+namespace DbxMem.PatchTool.Commands
+{
+    /// <summary>The driver project of a checkout, as build and pack see it.</summary>
+    internal sealed class DriverProject
+    {
+        private DriverProject(AdbcCheckout checkout, string projectPath, string baseTag, CheckoutProvenance? provenance)
+        {
+            Checkout = checkout;
+            ProjectPath = projectPath;
+            BaseTag = baseTag;
+            Provenance = provenance;
+        }
+
+        public AdbcCheckout Checkout { get; }
+
+        public string ProjectPath { get; }
+
+        public string BaseTag { get; }
+
+        /// <summary>Null when building an unpatched checkout (build --allow-unpatched).</summary>
+        public CheckoutProvenance? Provenance { get; }
+
+        public static DriverProject Resolve(ToolContext context, bool allowUnpatched)
+        {
+            AdbcCheckout checkout = context.OpenCheckout();
+            ApplyCommand.RequireNoAmSession(checkout);
+            CheckoutProvenance? provenance = checkout.ReadProvenance();
+            string relativeProject;
+            string baseTag;
+            if (provenance != null)
+            {
+                if (provenance.State != CheckoutProvenance.StateApplied)
+                {
+                    throw new ToolException(
+                        ExitCodes.CheckoutState,
+                        $"{checkout.Root} is only partly patched (an `apply --3way` was finished by hand).",
+                        "export the result (`scripts/patch export`), then `scripts/patch revert --force` and `scripts/patch apply`, so the build matches a recorded series");
+                }
+
+                relativeProject = provenance.DriverProject;
+                baseTag = provenance.BaseTag;
+            }
+            else
+            {
+                PatchRepository repository = context.OpenPatches();
+                IReadOnlyList<BaseInfo> bases = repository.LoadBases();
+                string head = checkout.Head();
+                BaseInfo? atBase = BaseResolver.FindByCommit(bases, head);
+                if (!allowUnpatched)
+                {
+                    throw new ToolException(
+                        ExitCodes.CheckoutState,
+                        $"{checkout.Root} is not patched{(atBase == null ? "" : $" (it is at {atBase.Tag})")}.",
+                        "run `scripts/patch apply` first (or pass --allow-unpatched to build the stock driver of a supported base)");
+                }
+
+                if (atBase == null)
+                {
+                    throw BaseResolver.WrongBase(checkout, bases, head);
+                }
+
+                relativeProject = atBase.DriverProject;
+                baseTag = atBase.Tag;
+            }
+
+            string project = Path.Combine(checkout.Root, relativeProject);
+            if (!File.Exists(project))
+            {
+                throw new ToolException(
+                    ExitCodes.CheckoutState,
+                    $"the driver project {relativeProject} does not exist in {checkout.Root}.",
+                    "check driverProject in the base's base.json");
+            }
+
+            return new DriverProject(checkout, project, baseTag, provenance);
+        }
+
+        /// <summary>The project's target frameworks, in the project's order.</summary>
+        public static IReadOnlyList<string> Frameworks(Dotnet dotnet, string project)
+        {
+            string multi = dotnet.GetProperty(project, "TargetFrameworks");
+            string single = multi.Length == 0 ? dotnet.GetProperty(project, "TargetFramework") : "";
+            return (multi.Length > 0 ? multi : single)
+                .Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
+                .Distinct(StringComparer.OrdinalIgnoreCase)
+                .ToList();
+        }
+    }
+}

@@ -1,0 +1,181 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using DbxMem.PatchTool.Provenance;
+
+namespace DbxMem.PatchTool.Infrastructure
+{
+    /// <summary>An apache/arrow-adbc git work tree and the git queries the commands make on it.</summary>
+    internal sealed class AdbcCheckout
+    {
+        private AdbcCheckout(string root, Git git)
+        {
+            Root = root;
+            Git = git;
+        }
+
+        public string Root { get; }
+
+        public Git Git { get; }
+
+        /// <summary>Where apply records provenance: inside the git directory, so the work tree stays clean (see README).</summary>
+        public string ProvenancePath => Git.GitPath("dbxmem-patch/provenance.json");
+
+        /// <summary>True while a git am session is stopped (a --3way conflict being resolved, or an interrupted apply).</summary>
+        public bool AmInProgress => Directory.Exists(Git.GitPath("rebase-apply"));
+
+        public static AdbcCheckout Open(ToolContext context, string path)
+        {
+            string git = context.GitExecutable;
+            if (!Directory.Exists(path))
+            {
+                throw new ToolException(
+                    ExitCodes.Environment,
+                    $"checkout folder {path} does not exist.",
+                    "pass --adbc PATH pointing at an apache/arrow-adbc clone (git clone https://github.com/apache/arrow-adbc), or run from inside one");
+            }
+
+            var probe = new Git(git, path, context.Environment);
+            ProcessResult inside = probe.Run("rev-parse", "--is-inside-work-tree");
+            if (!inside.Succeeded || inside.Stdout.Trim() != "true")
+            {
+                throw new ToolException(
+                    ExitCodes.Environment,
+                    $"{path} is not a git work tree ({Git.FirstLines(inside.Stderr + inside.Stdout, 2).Trim()}).",
+                    "pass --adbc PATH pointing at an apache/arrow-adbc clone (a git clone, not a source archive), or run from inside one");
+            }
+
+            string root = Path.GetFullPath(probe.Checked("rev-parse", "--show-toplevel"));
+            return new AdbcCheckout(root, probe.In(root));
+        }
+
+        public string Head()
+        {
+            ProcessResult result = Git.Run("rev-parse", "--verify", "--quiet", "HEAD^{commit}");
+            if (!result.Succeeded)
+            {
+                throw new ToolException(ExitCodes.CheckoutState, $"{Root} has no commit checked out (HEAD is unborn).", "check out a release tag, e.g. `git checkout apache-arrow-adbc-21`");
+            }
+
+            return result.Stdout.Trim();
+        }
+
+        public bool CommitExists(string commit) => Git.Run("cat-file", "-e", commit + "^{commit}").Succeeded;
+
+        public bool IsAncestor(string ancestor, string descendant) => Git.Run("merge-base", "--is-ancestor", ancestor, descendant).Succeeded;
+
+        /// <summary>"apache-arrow-adbc-21-3-gabc1234" style name for messages; the short id when nothing describes it.</summary>
+        public string Describe(string commit)
+        {
+            ProcessResult result = Git.Run("describe", "--tags", "--always", commit);
+            return result.Succeeded ? result.Stdout.Trim() : commit.Substring(0, Math.Min(12, commit.Length));
+        }
+
+        /// <summary>The commit a tag of this clone points at, or null when the clone lacks the tag.</summary>
+        public string? TagCommit(string tag)
+        {
+            ProcessResult result = Git.Run("rev-parse", "--verify", "--quiet", "refs/tags/" + tag + "^{commit}");
+            return result.Succeeded ? result.Stdout.Trim() : null;
+        }
+
+        public int CountCommits(string from, string to) => int.Parse(Git.Checked("rev-list", "--count", from + ".." + to), System.Globalization.CultureInfo.InvariantCulture);
+
+        public IReadOnlyList<string> TrackedFilesUnder(string commit, string directory)
+        {
+            string output = Git.Checked("ls-tree", "-r", "--name-only", commit, "--", directory);
+            return output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        }
+
+        /// <summary>
+        /// Uncommitted changes as "XY path" lines (git status --porcelain): every change to tracked files, and
+        /// untracked files only below <paramref name="untrackedScope"/> (the driver folder, where apply writes;
+        /// stray files elsewhere cannot interfere). Ignored files never count (build outputs).
+        /// </summary>
+        public IReadOnlyList<string> UncommittedChanges(string? untrackedScope)
+        {
+            byte[] raw = Git.Run("status", "--porcelain=v1", "-z", "--untracked-files=all").StdoutBytes;
+            string[] fields = System.Text.Encoding.UTF8.GetString(raw).Split('\0', StringSplitOptions.RemoveEmptyEntries);
+            var changes = new List<string>();
+            for (int i = 0; i < fields.Length; i++)
+            {
+                string entry = fields[i];
+                if (entry.Length < 4)
+                {
+                    continue;
+                }
+
+                string code = entry.Substring(0, 2);
+                string path = entry.Substring(3);
+                if (code[0] is 'R' or 'C')
+                {
+                    i++; // the next field is the rename/copy source
+                }
+
+                if (code == "??" && (untrackedScope == null || !path.StartsWith(untrackedScope.TrimEnd('/') + "/", StringComparison.Ordinal)))
+                {
+                    continue;
+                }
+
+                changes.Add(code + " " + path);
+            }
+
+            return changes;
+        }
+
+        public CheckoutProvenance? ReadProvenance()
+        {
+            string path = ProvenancePath;
+            if (!File.Exists(path))
+            {
+                return null;
+            }
+
+            try
+            {
+                return JsonFiles.Read<CheckoutProvenance>(path);
+            }
+            catch (System.Text.Json.JsonException ex)
+            {
+                throw new ToolException(
+                    ExitCodes.CheckoutState,
+                    $"the provenance file {path} is corrupt: {ex.Message}",
+                    "if the checkout is at its base commit, delete that file; otherwise `git reset --hard <base tag>` and delete it");
+            }
+        }
+
+        public void WriteProvenance(CheckoutProvenance provenance) => JsonFiles.Write(ProvenancePath, provenance);
+
+        public void DeleteProvenance()
+        {
+            string path = ProvenancePath;
+            if (File.Exists(path))
+            {
+                File.Delete(path);
+            }
+        }
+
+        /// <summary>
+        /// Saves uncommitted tracked changes as a stash entry (without touching the work tree) and returns
+        /// its id, or null when there is nothing to save. --force uses it so discarded work is recoverable.
+        /// </summary>
+        public string? BackupUncommittedChanges(string reason)
+        {
+            string stash = Git.Checked(new[] { "stash", "create", reason }, extraEnvironment: ToolIdentity.AuthorAndCommitter(DateTimeOffset.UtcNow.ToString("o")));
+            if (stash.Length == 0)
+            {
+                return null;
+            }
+
+            Git.Checked("stash", "store", "-m", reason, stash);
+            return stash;
+        }
+
+        public static string FormatList(IReadOnlyList<string> items, int max = 15)
+        {
+            IEnumerable<string> shown = items.Take(max).Select(i => "    " + i);
+            string text = string.Join(Environment.NewLine, shown);
+            return items.Count > max ? text + Environment.NewLine + $"    ... and {items.Count - max} more" : text;
+        }
+    }
+}
