@@ -39,12 +39,15 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 t0=$(now)
 eval "$("$repo_root/scripts/container-engine.sh" start)"
 log "engine ready in $(elapsed "$t0") ($ADBC_DBX_ENGINE_KIND at $DOCKER_HOST)"
-if [ "$ADBC_DBX_ENGINE_KIND" = podman ] && command -v podman >/dev/null; then
-    # The podman CLI and the service share the rootful storage, so what it builds the API serves.
+if [ "$ADBC_DBX_ENGINE_OWNER" = own ]; then
+    # Our podman service and the podman CLI share the rootful storage, so what the CLI builds the API serves.
     cli=podman
 else
-    command -v docker >/dev/null || die "engine is $ADBC_DBX_ENGINE_KIND but no docker CLI is installed"
+    # Someone else's engine (Docker, or a podman with its own storage): talk to it through its API.
+    command -v docker >/dev/null || die "the engine at $DOCKER_HOST is not ours and no docker CLI is installed to build on it"
     cli=docker
+    # The classic builder: podman's compat API has no BuildKit, and Docker without buildx needs no plugin.
+    export DOCKER_BUILDKIT=0
 fi
 
 image_exists() { "$cli" image inspect "$1" >/dev/null 2>&1; }

@@ -97,22 +97,29 @@ EOF
     mv "$conf_file.tmp" "$conf_file"
 }
 
+# $3 = "own" when this script started the engine: only then does its containers.conf apply, and only then
+# may build-images.sh use the local podman CLI (an engine someone else runs may keep its images elsewhere).
 print_env() {
-    local host="$1" kind="$2"
+    local host="$1" kind="$2" owner="${3:-external}"
     echo "export DOCKER_HOST=$host"
-    if [ "$kind" = podman ]; then echo "export CONTAINERS_CONF=$conf_file"; fi
+    if [ "$owner" = own ]; then echo "export CONTAINERS_CONF=$conf_file"; fi
     echo "export ADBC_DBX_ENGINE_KIND=$kind"
+    echo "export ADBC_DBX_ENGINE_OWNER=$owner"
     # For anyone pointing Testcontainers at this engine: there is no registry to pull Ryuk from.
     echo "export TESTCONTAINERS_RYUK_DISABLED=true"
 }
 
 save_env() {
     mkdir -p "$state_dir"
-    print_env "$1" "$2" >"$engine_env_file"
+    print_env "$@" >"$engine_env_file"
 }
 
+# True when the pid file names a live `podman system service` (a stale pid reused by another process is not ours to kill).
 service_running() {
-    [ -f "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null
+    local pid
+    [ -f "$pid_file" ] || return 1
+    pid=$(cat "$pid_file")
+    [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q 'podman system service'
 }
 
 start_podman_service() {
@@ -172,8 +179,8 @@ cmd_start() {
     fi
     install_packages
     start_podman_service
-    save_env "unix://$socket_path" podman
-    print_env "unix://$socket_path" podman
+    save_env "unix://$socket_path" podman own
+    print_env "unix://$socket_path" podman own
 }
 
 cmd_env() {
