@@ -24,7 +24,7 @@ namespace DbxMem.PatchTool.Commands
 
             IReadOnlyList<BaseInfo> bases = repository.LoadBases();
             string head = checkout.Head();
-            CheckoutProvenance? provenance = checkout.ReadProvenance();
+            CheckoutProvenance? provenance = checkout.ReadProvenance(context, deleteStale: true);
             if (provenance != null)
             {
                 return AlreadyPatched(context, checkout, repository, provenance, head);

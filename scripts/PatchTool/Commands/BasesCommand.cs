@@ -16,7 +16,7 @@ namespace DbxMem.PatchTool.Commands
             string version = repository.ReadVersion();
             AdbcCheckout? checkout = context.CommandLine.Has("adbc") ? context.OpenCheckout() : null;
             string? head = checkout?.Head();
-            CheckoutProvenance? provenance = checkout?.ReadProvenance();
+            CheckoutProvenance? provenance = checkout?.ReadProvenance(context, deleteStale: false);
 
             context.Info($"Series {version} in {repository.PatchesDirectory}");
             if (bases.Count == 0)

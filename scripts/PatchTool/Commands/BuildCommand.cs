@@ -14,7 +14,7 @@ namespace DbxMem.PatchTool.Commands
             string configuration = context.CommandLine.Value("configuration") ?? "Release";
             DriverProject driver = DriverProject.Resolve(context, context.CommandLine.Has("allow-unpatched"));
             Dotnet dotnet = Dotnet.Locate(context.Environment, driver.Checkout.Root);
-            IReadOnlyList<string> frameworks = SelectFrameworks(context, dotnet, driver.ProjectPath);
+            IReadOnlyList<string> frameworks = SelectFrameworks(context, dotnet.Evaluate(driver.ProjectPath).Frameworks);
             string relative = Path.GetRelativePath(driver.Checkout.Root, driver.ProjectPath).Replace('\\', '/');
             context.Info($"Building {relative} ({configuration}) for {string.Join(", ", frameworks)}: " +
                 (driver.Provenance == null ? $"UNPATCHED {driver.BaseTag}" : $"{driver.BaseTag} + series {driver.Provenance.SeriesVersion}"));
@@ -63,9 +63,8 @@ namespace DbxMem.PatchTool.Commands
             public IReadOnlyList<string> Errors { get; }
         }
 
-        public static IReadOnlyList<string> SelectFrameworks(ToolContext context, Dotnet dotnet, string project)
+        public static IReadOnlyList<string> SelectFrameworks(ToolContext context, IReadOnlyList<string> all)
         {
-            IReadOnlyList<string> all = DriverProject.Frameworks(dotnet, project);
             string? requested = context.CommandLine.Value("framework");
             if (requested == null)
             {
@@ -90,8 +89,7 @@ namespace DbxMem.PatchTool.Commands
                 ProcessResult build = dotnet.Build(project, configuration, framework, properties);
                 if (build.Succeeded)
                 {
-                    string output = dotnet.GetProperty(project, "TargetPath", "-p:TargetFramework=" + framework, "-p:Configuration=" + configuration);
-                    results.Add(new TargetResult(framework, true, output, Array.Empty<string>()));
+                    results.Add(new TargetResult(framework, true, Dotnet.BuiltAssembly(build, project), Array.Empty<string>()));
                 }
                 else
                 {

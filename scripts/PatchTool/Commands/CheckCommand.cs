@@ -60,7 +60,7 @@ namespace DbxMem.PatchTool.Commands
                 return new[] { atHead };
             }
 
-            CheckoutProvenance? provenance = checkout.ReadProvenance();
+            CheckoutProvenance? provenance = checkout.ReadProvenance(context, deleteStale: false);
             if (provenance != null)
             {
                 context.Info($"{checkout.Root} is patched; checking the repository's series against its recorded base {provenance.BaseTag}.");

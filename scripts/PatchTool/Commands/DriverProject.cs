@@ -32,7 +32,7 @@ namespace DbxMem.PatchTool.Commands
         {
             AdbcCheckout checkout = context.OpenCheckout();
             ApplyCommand.RequireNoAmSession(checkout);
-            CheckoutProvenance? provenance = checkout.ReadProvenance();
+            CheckoutProvenance? provenance = checkout.ReadProvenance(context, deleteStale: false);
             string relativeProject;
             string baseTag;
             if (provenance != null)
@@ -81,17 +81,6 @@ namespace DbxMem.PatchTool.Commands
             }
 
             return new DriverProject(checkout, project, baseTag, provenance);
-        }
-
-        /// <summary>The project's target frameworks, in the project's order.</summary>
-        public static IReadOnlyList<string> Frameworks(Dotnet dotnet, string project)
-        {
-            string multi = dotnet.GetProperty(project, "TargetFrameworks");
-            string single = multi.Length == 0 ? dotnet.GetProperty(project, "TargetFramework") : "";
-            return (multi.Length > 0 ? multi : single)
-                .Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
-                .Distinct(StringComparer.OrdinalIgnoreCase)
-                .ToList();
         }
     }
 }

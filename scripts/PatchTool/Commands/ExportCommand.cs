@@ -18,7 +18,7 @@ namespace DbxMem.PatchTool.Commands
             PatchRepository repository = context.OpenPatches();
             AdbcCheckout checkout = context.OpenCheckout();
             ApplyCommand.RequireNoAmSession(checkout);
-            CheckoutProvenance provenance = checkout.ReadProvenance() ?? throw new ToolException(
+            CheckoutProvenance provenance = checkout.ReadProvenance(context, deleteStale: false) ?? throw new ToolException(
                 ExitCodes.CheckoutState,
                 $"{checkout.Root} was not patched by `scripts/patch apply`, so there is no overlay commit to export from.",
                 "run `scripts/patch apply` on a checkout at a supported base, commit your changes on top, then export");

@@ -29,15 +29,21 @@ namespace DbxMem.PatchTool.Commands
             string output = Path.GetFullPath(context.CommandLine.Value("output") ?? "dbxmem-packages", context.CurrentDirectory);
             Directory.CreateDirectory(output);
             Dotnet dotnet = Dotnet.Locate(context.Environment, driver.Checkout.Root);
-            IReadOnlyList<string> frameworks = DriverProject.Frameworks(dotnet, driver.ProjectPath);
-            IReadOnlyList<string> projects = ProjectClosure(dotnet, driver.ProjectPath);
             string suffixProperty = "-p:VersionSuffix=" + suffix;
+            IReadOnlyList<(string Project, ProjectEvaluation Evaluation)> projects = ProjectClosure(dotnet, driver.ProjectPath, suffixProperty);
+            IReadOnlyList<string> frameworks = projects[0].Evaluation.Frameworks;
             context.Info($"Packing {projects.Count} project(s) with version suffix '{suffix}' ({configuration}) into {output}");
 
             var packages = new List<PackageRecord>();
-            foreach (string project in projects)
+            foreach ((string project, ProjectEvaluation evaluation) in projects)
             {
                 string relative = Path.GetRelativePath(driver.Checkout.Root, project).Replace('\\', '/');
+                if (!evaluation.IsPackable)
+                {
+                    context.Warn($"{relative} is marked IsPackable=false; not packed.");
+                    continue;
+                }
+
                 ProcessResult pack = dotnet.Pack(project, configuration, output, new[] { suffixProperty });
                 if (!pack.Succeeded)
                 {
@@ -48,17 +54,13 @@ namespace DbxMem.PatchTool.Commands
                         "run `scripts/patch build` to see which target fails; pack needs every target of the project to build");
                 }
 
-                string id = dotnet.GetProperty(project, "PackageId");
-                string version = dotnet.GetProperty(project, "PackageVersion", suffixProperty);
-                string file = Path.Combine(output, $"{id}.{version}.nupkg");
+                string file = Path.Combine(output, $"{evaluation.PackageId}.{evaluation.PackageVersion}.nupkg");
                 if (!File.Exists(file))
                 {
-                    // IsPackable=false projects produce nothing; that is their choice, not an error.
-                    context.Warn($"{relative} produced no package ({Path.GetFileName(file)} not found); it may be marked IsPackable=false.");
-                    continue;
+                    throw new ToolException(ExitCodes.BuildFailed, $"dotnet pack of {relative} succeeded but {file} is not there.", "check the project's PackageId/PackageOutputPath settings");
                 }
 
-                packages.Add(new PackageRecord { Id = id, Version = version, File = Path.GetFileName(file), Sha256 = Series.Hashing.Sha256Hex(File.ReadAllBytes(file)) });
+                packages.Add(new PackageRecord { Id = evaluation.PackageId, Version = evaluation.PackageVersion, File = Path.GetFileName(file), Sha256 = Series.Hashing.Sha256Hex(File.ReadAllBytes(file)) });
                 context.Info($"  {Path.GetFileName(file)}");
             }
 
@@ -98,10 +100,10 @@ namespace DbxMem.PatchTool.Commands
             return ExitCodes.Success;
         }
 
-        /// <summary>The driver project first, then every project it references, transitively, each once.</summary>
-        private static IReadOnlyList<string> ProjectClosure(Dotnet dotnet, string root)
+        /// <summary>The driver project first, then every project it references, transitively, each once, with its evaluation.</summary>
+        private static IReadOnlyList<(string Project, ProjectEvaluation Evaluation)> ProjectClosure(Dotnet dotnet, string root, string suffixProperty)
         {
-            var ordered = new List<string>();
+            var ordered = new List<(string, ProjectEvaluation)>();
             var seen = new HashSet<string>(OperatingSystem.IsWindows() ? StringComparer.OrdinalIgnoreCase : StringComparer.Ordinal);
             var queue = new Queue<string>();
             queue.Enqueue(Path.GetFullPath(root));
@@ -113,8 +115,9 @@ namespace DbxMem.PatchTool.Commands
                     continue;
                 }
 
-                ordered.Add(project);
-                foreach (string reference in dotnet.ProjectReferences(project))
+                ProjectEvaluation evaluation = dotnet.Evaluate(project, suffixProperty);
+                ordered.Add((project, evaluation));
+                foreach (string reference in evaluation.ProjectReferences)
                 {
                     queue.Enqueue(reference);
                 }

@@ -12,7 +12,7 @@ namespace DbxMem.PatchTool.Commands
         {
             bool force = context.CommandLine.Has("force");
             AdbcCheckout checkout = context.OpenCheckout();
-            CheckoutProvenance? provenance = checkout.ReadProvenance();
+            CheckoutProvenance? provenance = checkout.ReadProvenance(context, deleteStale: true);
             string head = checkout.Head();
             if (provenance == null)
             {
@@ -42,6 +42,10 @@ namespace DbxMem.PatchTool.Commands
             if (!checkout.IsAncestor(provenance.BaseCommit, head))
             {
                 dropped.Add($"HEAD {head.Substring(0, 12)} is not on top of the base {provenance.BaseTag} (another branch or tag is checked out)");
+            }
+            else if (provenance.PatchedHead == null && provenance.OverlayCommit != null && head != provenance.OverlayCommit && checkout.IsAncestor(provenance.OverlayCommit, head))
+            {
+                dropped.Add($"{checkout.CountCommits(provenance.OverlayCommit, head)} commit(s) of an `apply --3way` session, with your conflict resolutions (export them first)");
             }
             else if (provenance.PatchedHead != null && head != provenance.PatchedHead)
             {

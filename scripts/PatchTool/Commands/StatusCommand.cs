@@ -64,7 +64,7 @@ namespace DbxMem.PatchTool.Commands
         {
             PatchRepository repository = context.OpenPatches();
             AdbcCheckout checkout = context.OpenCheckout();
-            StatusReport report = Collect(checkout, repository);
+            StatusReport report = Collect(context, checkout, repository);
             if (context.CommandLine.Has("json"))
             {
                 context.Out.WriteLine(JsonSerializer.Serialize(report, JsonFiles.Options));
@@ -75,12 +75,12 @@ namespace DbxMem.PatchTool.Commands
             return ExitCodes.Success;
         }
 
-        public static StatusReport Collect(AdbcCheckout checkout, PatchRepository repository)
+        public static StatusReport Collect(ToolContext context, AdbcCheckout checkout, PatchRepository repository)
         {
             IReadOnlyList<BaseInfo> bases = repository.LoadBases();
             string head = checkout.Head();
             var report = new StatusReport { Checkout = checkout.Root, Head = head, AmInProgress = checkout.AmInProgress };
-            CheckoutProvenance? provenance = checkout.ReadProvenance();
+            CheckoutProvenance? provenance = checkout.ReadProvenance(context, deleteStale: false);
             if (provenance == null)
             {
                 BaseInfo? atHead = BaseResolver.FindByCommit(bases, head);

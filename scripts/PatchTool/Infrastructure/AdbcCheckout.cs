@@ -123,7 +123,37 @@ namespace DbxMem.PatchTool.Infrastructure
             return changes;
         }
 
-        public CheckoutProvenance? ReadProvenance()
+        /// <summary>
+        /// The provenance of the apply that produced HEAD, or null. A record whose overlay commit HEAD no longer
+        /// contains is stale (someone checked out another commit after apply): it is ignored, with a warning,
+        /// and deleted when <paramref name="deleteStale"/> (commands that are about to change the checkout).
+        /// </summary>
+        public CheckoutProvenance? ReadProvenance(ToolContext context, bool deleteStale)
+        {
+            CheckoutProvenance? provenance = ReadProvenanceFile();
+            if (provenance == null || AmInProgress)
+            {
+                return provenance;
+            }
+
+            string head = Head();
+            bool live = provenance.OverlayCommit != null && CommitExists(provenance.OverlayCommit) && IsAncestor(provenance.OverlayCommit, head);
+            if (live)
+            {
+                return provenance;
+            }
+
+            context.Warn($"ignoring the record of an earlier apply ({provenance.BaseTag} + series {provenance.SeriesVersion}): HEAD {head.Substring(0, 12)} no longer contains its commits." +
+                (deleteStale ? " Removed it." : ""));
+            if (deleteStale)
+            {
+                DeleteProvenance();
+            }
+
+            return null;
+        }
+
+        private CheckoutProvenance? ReadProvenanceFile()
         {
             string path = ProvenancePath;
             if (!File.Exists(path))

@@ -79,53 +79,77 @@ namespace DbxMem.PatchTool.Infrastructure
             return Run(new[] { "pack", project, "-c", configuration, "-o", output }.Concat(BuildFlags).Concat(properties));
         }
 
-        /// <summary>An evaluated MSBuild property (dotnet msbuild -getProperty), without building.</summary>
-        public string GetProperty(string project, string property, params string[] globalProperties)
+        /// <summary>
+        /// Evaluates the project once (dotnet msbuild -getProperty/-getItem, no build) for everything build and
+        /// pack need: each evaluation costs a couple of seconds, so they are asked for together.
+        /// </summary>
+        public ProjectEvaluation Evaluate(string project, params string[] globalProperties)
         {
-            ProcessResult result = Run(new[] { "msbuild", project, "-nologo", "-getProperty:" + property }.Concat(globalProperties));
-            if (!result.Succeeded)
+            var arguments = new List<string> { "msbuild", project, "-nologo" };
+            arguments.AddRange(new[] { "TargetFrameworks", "TargetFramework", "PackageId", "PackageVersion", "IsPackable" }.Select(p => "-getProperty:" + p));
+            arguments.Add("-getItem:ProjectReference");
+            arguments.AddRange(globalProperties);
+            ProcessResult result = Run(arguments);
+            string json = result.Stdout.Trim();
+            if (!result.Succeeded || !json.StartsWith('{'))
             {
                 throw new ToolException(
                     ExitCodes.BuildFailed,
-                    $"could not evaluate {property} of {project}: {Git.FirstLines(result.Stdout + result.Stderr, 8)}",
+                    $"could not evaluate {project}: {Git.FirstLines(result.Stdout + result.Stderr, 8)}",
                     "make sure the SDK is 8.0 or later (`dotnet --version`) and the project file is intact");
             }
 
-            return result.Stdout.Trim();
-        }
-
-        /// <summary>Full paths of the project's ProjectReference items (dotnet msbuild -getItem).</summary>
-        public IReadOnlyList<string> ProjectReferences(string project)
-        {
-            ProcessResult result = Run(new[] { "msbuild", project, "-nologo", "-getItem:ProjectReference" });
-            if (!result.Succeeded)
-            {
-                throw new ToolException(ExitCodes.BuildFailed, $"could not list the project references of {project}: {Git.FirstLines(result.Stdout + result.Stderr, 8)}");
-            }
-
-            string json = result.Stdout.Trim();
-            if (json.Length == 0 || !json.StartsWith('{'))
-            {
-                return Array.Empty<string>();
-            }
-
             using JsonDocument document = JsonDocument.Parse(json);
-            if (!document.RootElement.TryGetProperty("Items", out JsonElement items) || !items.TryGetProperty("ProjectReference", out JsonElement references))
-            {
-                return Array.Empty<string>();
-            }
+            JsonElement root = document.RootElement;
+            string Property(string name) =>
+                root.TryGetProperty("Properties", out JsonElement properties) && properties.TryGetProperty(name, out JsonElement value) ? value.GetString() ?? "" : "";
 
-            var paths = new List<string>();
-            foreach (JsonElement reference in references.EnumerateArray())
+            var references = new List<string>();
+            if (root.TryGetProperty("Items", out JsonElement items) && items.TryGetProperty("ProjectReference", out JsonElement referenceItems))
             {
-                string? full = reference.TryGetProperty("FullPath", out JsonElement fullPath) ? fullPath.GetString() : null;
-                if (full != null)
+                foreach (JsonElement reference in referenceItems.EnumerateArray())
                 {
-                    paths.Add(Path.GetFullPath(full.Replace('\\', Path.DirectorySeparatorChar)));
+                    string? full = reference.TryGetProperty("FullPath", out JsonElement fullPath) ? fullPath.GetString() : null;
+                    if (full != null)
+                    {
+                        references.Add(Path.GetFullPath(full.Replace('\\', Path.DirectorySeparatorChar)));
+                    }
                 }
             }
 
-            return paths;
+            string frameworks = Property("TargetFrameworks");
+            if (frameworks.Trim().Length == 0)
+            {
+                frameworks = Property("TargetFramework");
+            }
+
+            return new ProjectEvaluation(
+                frameworks.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Distinct(StringComparer.OrdinalIgnoreCase).ToList(),
+                Property("PackageId"),
+                Property("PackageVersion"),
+                !string.Equals(Property("IsPackable"), "false", StringComparison.OrdinalIgnoreCase),
+                references);
+        }
+
+        /// <summary>
+        /// The assembly a build produced, from the classic logger's "ProjectName -> path" line (saves another
+        /// evaluation); null if the line is missing.
+        /// </summary>
+        public static string? BuiltAssembly(ProcessResult build, string project)
+        {
+            string name = Path.GetFileNameWithoutExtension(project);
+            string? found = null;
+            foreach (string line in build.Stdout.Replace("\r\n", "\n").Split('\n'))
+            {
+                string trimmed = line.Trim();
+                string prefix = name + " -> ";
+                if (trimmed.StartsWith(prefix, StringComparison.Ordinal))
+                {
+                    found = trimmed.Substring(prefix.Length).Trim();
+                }
+            }
+
+            return found;
         }
 
         /// <summary>The lines of MSBuild output that carry errors, de-duplicated (multi-targeting repeats them).</summary>
@@ -139,5 +163,28 @@ namespace DbxMem.PatchTool.Infrastructure
                 .Distinct(StringComparer.Ordinal)
                 .ToList();
         }
+    }
+
+    /// <summary>What one evaluation of a project says.</summary>
+    internal sealed class ProjectEvaluation
+    {
+        public ProjectEvaluation(IReadOnlyList<string> frameworks, string packageId, string packageVersion, bool isPackable, IReadOnlyList<string> projectReferences)
+        {
+            Frameworks = frameworks;
+            PackageId = packageId;
+            PackageVersion = packageVersion;
+            IsPackable = isPackable;
+            ProjectReferences = projectReferences;
+        }
+
+        public IReadOnlyList<string> Frameworks { get; }
+
+        public string PackageId { get; }
+
+        public string PackageVersion { get; }
+
+        public bool IsPackable { get; }
+
+        public IReadOnlyList<string> ProjectReferences { get; }
     }
 }
