@@ -51,14 +51,16 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 return;
             }
 
+            // The library reads a free-bytes limit of 0 as "unbounded". Our 0 MiB means "keep nothing", so pass 1 byte:
+            // no large buffer fits in it, and the small pool keeps at most one block (it checks its total before adding).
             var managerOptions = new RecyclableMemoryStreamManager.Options
             {
                 BlockSize = DatabricksMemoryOptions.StreamBlockSize,
                 LargeBufferMultiple = DatabricksMemoryOptions.StreamLargeBufferMultiple,
                 MaximumBufferSize = options.StreamPoolMaxBufferLength,
                 UseExponentialLargeBuffer = false,
-                MaximumSmallPoolFreeBytes = options.StreamPoolMaxFreeSmallBytes,
-                MaximumLargePoolFreeBytes = options.StreamPoolMaxFreeLargeBytes,
+                MaximumSmallPoolFreeBytes = Math.Max(1, options.StreamPoolMaxFreeSmallBytes),
+                MaximumLargePoolFreeBytes = Math.Max(1, options.StreamPoolMaxFreeLargeBytes),
                 AggressiveBufferReturn = true,
             };
             var manager = new RecyclableMemoryStreamManager(managerOptions);
