@@ -1,0 +1,163 @@
+using System;
+using Apache.Arrow.Adbc.Drivers.Databricks;
+using Lz4Reference;
+using Xunit;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
+
+namespace DriverOverlay.Tests.Memory
+{
+    /// <summary>Inline Arrow batches to exact-size arrays the consumer owns.</summary>
+    public class DecompressToArrayTests
+    {
+        [Theory]
+        [InlineData(1)]
+        [InlineData(1000)]
+        [InlineData(100 * KiB)]
+        [InlineData(5 * MiB)]
+        public void WithContentSizeDecodesStraightIntoTheReturnedArray(int size)
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            using DatabricksMemoryLease lease = CreateScope();
+            DatabricksMemoryScope scope = lease.Scope;
+            (byte[] data, byte[] compressed) = Sample(size, WithContentSize);
+            Assert.Equal(data, scope.Lz4.DecompressToArray(compressed)); // warm-up (JIT, type loading)
+
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            byte[] result = scope.Lz4.DecompressToArray(compressed);
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+            Assert.Equal(size, result.Length);
+            Assert.Equal(data, result);
+
+            // The declared size lets the decoder write into the array it returns: one array of the output's size
+            // (plus a little bookkeeping), not a second exact copy and not pooled scratch space.
+            Assert.InRange(allocated, size, size + size / 2 + 4 * KiB);
+            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented));
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks));
+            Assert.Equal(2L * size, metrics.Sum(scope.Id, MemoryMetricsRecorder.Decoded));
+            Assert.Equal(2, metrics.Sum(scope.Id, MemoryMetricsRecorder.Frames));
+        }
+
+        [Theory]
+        [InlineData(1000)]
+        [InlineData(100 * KiB)]
+        [InlineData(5 * MiB)]
+        public void WithoutContentSizeDecodesIntoPooledScratchAndCopiesOnce(int size)
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            using DatabricksMemoryLease lease = CreateScope();
+            DatabricksMemoryScope scope = lease.Scope;
+            (byte[] data, byte[] compressed) = Sample(size, WithoutContentSize);
+
+            byte[] first = scope.Lz4.DecompressToArray(compressed);
+            Assert.Equal(data, first);
+            long scratchAllocated = metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated, MemoryMetricsRecorder.BufferPool);
+            Assert.True(scratchAllocated > 0);
+
+            // The scratch went back to the pool and is reused: the second call allocates only the exact result.
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+            Assert.True(scope.BufferPool.RetainedBytes >= size);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            byte[] second = scope.Lz4.DecompressToArray(compressed);
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+            Assert.NotSame(first, second);
+            Assert.Equal(size, second.Length);
+            Assert.Equal(data, second);
+            Assert.InRange(allocated, size, size + size / 2 + 4 * KiB);
+            Assert.Equal(scratchAllocated, metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated, MemoryMetricsRecorder.BufferPool));
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
+
+            // The returned array is the consumer's: it is not in the pool and is never handed out again.
+            scope.BufferPool.Return(second);
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+            Assert.NotSame(second, scope.BufferPool.Rent(size));
+        }
+
+        [Fact]
+        public void OutputLargerThanTheInitialScratchRegrowsAndIsStillExact()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            using DatabricksMemoryLease lease = CreateScope();
+            DatabricksMemoryScope scope = lease.Scope;
+
+            // Long runs compress ~250x: far more than the decompressor's 4x estimate.
+            byte[] data = new byte[3 * MiB + 17];
+            for (int i = 0; i < data.Length; i++)
+            {
+                data[i] = (byte)(i / 100_000);
+            }
+
+            byte[] compressed = NativeLz4.CompressFrame(data, WithoutContentSize);
+
+            byte[] result = scope.Lz4.DecompressToArray(compressed);
+
+            Assert.Equal(data, result);
+            Assert.True(metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks, reason: "regrow") > 0);
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+        }
+
+        [Fact]
+        public void ConcatenatedFramesAreReturnedWhole()
+        {
+            using DatabricksMemoryLease lease = CreateScope();
+            (byte[] first, byte[] firstFrame) = Sample(70 * KiB, WithContentSize, seed: 4);
+            (byte[] second, byte[] secondFrame) = Sample(50 * KiB, WithContentSize, seed: 5);
+
+            byte[] result = lease.Scope.Lz4.DecompressToArray(Concatenate(firstFrame, secondFrame));
+
+            Assert.Equal(Concatenate(first, second), result);
+        }
+
+        [Fact]
+        public void EmptyContent()
+        {
+            using DatabricksMemoryLease lease = CreateScope();
+
+            Assert.Empty(lease.Scope.Lz4.DecompressToArray(NativeLz4.CompressFrame(Array.Empty<byte>(), WithContentSize)));
+            Assert.Empty(lease.Scope.Lz4.DecompressToArray(NativeLz4.CompressFrame(Array.Empty<byte>(), WithoutContentSize)));
+            Assert.Equal(0, lease.Scope.BufferPool.InUseBytes);
+        }
+
+        [Fact]
+        public void CorruptInputThrowsAndReturnsTheScratch()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            using DatabricksMemoryLease lease = CreateScope();
+            DatabricksMemoryScope scope = lease.Scope;
+            (_, byte[] withSize) = Sample(100 * KiB, WithContentSize);
+            (_, byte[] withoutSize) = Sample(MiB, WithoutContentSize);
+
+            Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(Truncated(withSize)));
+            Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(Truncated(withoutSize)));
+            Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(new byte[] { 9, 9, 9, 9, 9, 9, 9, 9 }));
+            Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(ReadOnlySpan<byte>.Empty));
+
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
+            Assert.True(scope.BufferPool.RetainedBytes >= MiB, "the scratch of the failed decode went back to the pool");
+            Assert.Equal(4, metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks, reason: "error"));
+        }
+
+        [Fact]
+        public void AfterReleaseTheResultIsStillExactAndNothingIsKept()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            DatabricksMemoryLease owner = CreateScope();
+            DatabricksMemoryScope scope = owner.Scope;
+            (byte[] data, byte[] withoutSize) = Sample(100 * KiB, WithoutContentSize);
+            (byte[] sized, byte[] withSize) = Sample(100 * KiB, WithContentSize, seed: 9);
+            owner.Dispose();
+
+            Assert.Equal(data, scope.Lz4.DecompressToArray(withoutSize));
+            Assert.Equal(sized, scope.Lz4.DecompressToArray(withSize));
+
+            Assert.Equal(0, scope.BufferPool.RetainedBytes);
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+            Assert.Equal(1, metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks, reason: "unpooled")); // only the scratch path needs the pool
+            Assert.True(metrics.Sum(scope.Id, MemoryMetricsRecorder.Unpooled, MemoryMetricsRecorder.BufferPool) > 0);
+        }
+    }
+}
