@@ -132,6 +132,20 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     {
                         if (length == buffer.Length)
                         {
+                            if (declared.HasValue && length == declared.Value)
+                            {
+                                // The declared body fills the array exactly (always so above the pool's largest size,
+                                // where arrays are exact): probe for one more byte rather than growing into an array
+                                // twice the size and copying, only to find the end of the body.
+                                byte[] probe = new byte[1];
+                                if (await body.ReadAsync(probe, 0, 1, cancellationToken).ConfigureAwait(false) != 0)
+                                {
+                                    throw new IOException($"The response body is longer than its Content-Length of {declared.Value} bytes.");
+                                }
+
+                                break;
+                            }
+
                             if (buffer.Length >= Lz4Destination.MaxLength)
                             {
                                 throw new IOException("The response body is larger than one buffer can hold.");
