@@ -1,0 +1,294 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text;
+using MockDatabricks.Protocol.Arrow;
+
+namespace MockDatabricks.Protocol.Data
+{
+    /// <summary>
+    /// Deterministic rows: every value is a pure function of (seed, row, column), so any test can check any row
+    /// without generating the rows before it, and files can be built in parallel. Values look like a sales table
+    /// (sequential ids, small counts, prices, decimal amounts, short texts from a vocabulary, increasing timestamps,
+    /// dates, flags, skewed country names, about 5% nulls), which makes LZ4 compress them roughly 2-4x, as real
+    /// Databricks results do: neither all zeros nor random noise.
+    /// </summary>
+    public sealed class DatasetGenerator
+    {
+        private static readonly DateTimeOffset s_timestampBase = new DateTimeOffset(2024, 1, 1, 0, 0, 0, TimeSpan.Zero);
+        private static readonly DateOnly s_dateBase = new DateOnly(2020, 1, 1);
+        private static readonly int s_epochDay = DateOnly.FromDateTime(DateTime.UnixEpoch).DayNumber;
+        private static readonly long s_timestampBaseMicros = (s_timestampBase.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks) / 10;
+
+        private static readonly string[] s_words =
+        {
+            "order", "shipped", "pending", "customer", "invoice", "payment", "received", "warehouse", "north", "south",
+            "east", "west", "express", "standard", "priority", "return", "refund", "discount", "premium", "basic",
+            "delivery", "delayed", "confirmed", "cancelled", "the", "a", "of", "and", "for", "with", "from", "to",
+            "blue", "green", "red", "large", "small", "medium", "box", "pallet", "crate", "unit", "item", "batch",
+            "Zürich", "café", "naïve", "São Paulo", "Kraków", "東京", "München", "Ørsted", "señal", "façade",
+            "alpha", "beta", "gamma", "delta", "epsilon", "omega", "sigma", "kappa", "lambda", "theta",
+        };
+
+        private static readonly string[] s_countries =
+        {
+            "United States", "Germany", "France", "United Kingdom", "Japan", "Brazil", "India", "Canada", "Australia", "Spain",
+            "Italy", "Netherlands", "Sweden", "Poland", "Mexico", "South Korea", "Switzerland", "Norway", "Denmark", "Ireland",
+        };
+
+        private static readonly double[] s_catalogue = Enumerable.Range(0, 1000)
+            .Select(i => Math.Round(((i * 7919L) % 100_000) / 100.0 + 0.99, 2)).ToArray();
+
+        private static readonly byte[][] s_wordBytes = s_words.Select(Encoding.UTF8.GetBytes).ToArray();
+        private static readonly byte[][] s_countryBytes = s_countries.Select(Encoding.UTF8.GetBytes).ToArray();
+
+        private const int LinesPerOrder = 4;
+
+        private readonly ColumnKind[] _kinds;
+        private readonly ulong _seed;
+
+        public DatasetGenerator(DatasetSpec spec)
+        {
+            Spec = spec;
+            (Schema, _kinds) = Define(spec.Profile);
+            _seed = (ulong)(uint)spec.Seed * 0x100000001B3UL;
+        }
+
+        private enum ColumnKind
+        {
+            Id,
+            Quantity,
+            Price,
+            Amount,
+            Description,
+            LongText,
+            CreatedAt,
+            EventDate,
+            IsActive,
+            Country,
+        }
+
+        public DatasetSpec Spec { get; }
+
+        public ArrowSchema Schema { get; }
+
+        /// <summary>Average uncompressed Arrow bytes per row (used to cut files of about the target size).</summary>
+        public static long EstimatedRowBytes(DatasetProfile profile) => profile switch
+        {
+            DatasetProfile.Narrow => 21,
+            DatasetProfile.Strings => 190,
+            _ => 100,
+        };
+
+        public static ArrowSchema SchemaFor(DatasetProfile profile) => Define(profile).Schema;
+
+        /// <summary>The expected value at (row, column) as the column's CLR type (see <see cref="ArrowColumnType.ClrType"/>), or null.</summary>
+        public object? GetValue(long row, int column)
+        {
+            if (row < 0 || row >= Spec.Rows)
+            {
+                throw new ArgumentOutOfRangeException(nameof(row), $"Row {row} outside 0..{Spec.Rows - 1}.");
+            }
+
+            ColumnKind kind = _kinds[column];
+            if (IsNull(row, column))
+            {
+                return null;
+            }
+
+            ulong h = ValueHash(row, column, kind);
+            switch (kind)
+            {
+                case ColumnKind.Id:
+                    return row;
+                case ColumnKind.Quantity:
+                    return Quantity(h);
+                case ColumnKind.Price:
+                    return Price(h);
+                case ColumnKind.Amount:
+                    return Amount(h);
+                case ColumnKind.CreatedAt:
+                    return DateTimeOffset.UnixEpoch.AddTicks(CreatedAtMicros(row, h) * 10);
+                case ColumnKind.EventDate:
+                    return DateOnly.FromDayNumber(s_epochDay + EventDateDays(row, h));
+                case ColumnKind.IsActive:
+                    return (h & 1) == 1;
+                case ColumnKind.Country:
+                    return s_countries[CountryIndex(h)];
+                default:
+                    Span<byte> scratch = stackalloc byte[2048];
+                    int length = WriteText(row, column, kind, scratch);
+                    return Encoding.UTF8.GetString(scratch.Slice(0, length));
+            }
+        }
+
+        /// <summary>New builders for this schema, sized for <paramref name="rows"/> rows.</summary>
+        public ArrowColumnBuilder[] CreateBuilders(int rows) =>
+            Schema.Fields.Select(f => new ArrowColumnBuilder(f, rows)).ToArray();
+
+        /// <summary>Appends rows [start, start+count) to the builders (the fast path used to build files).</summary>
+        public void AppendRows(long start, int count, IReadOnlyList<ArrowColumnBuilder> builders)
+        {
+            Span<byte> scratch = stackalloc byte[2048];
+            for (int column = 0; column < _kinds.Length; column++)
+            {
+                ArrowColumnBuilder builder = builders[column];
+                ColumnKind kind = _kinds[column];
+                for (long row = start; row < start + count; row++)
+                {
+                    if (IsNull(row, column))
+                    {
+                        builder.AppendNull();
+                        continue;
+                    }
+
+                    ulong h = ValueHash(row, column, kind);
+                    switch (kind)
+                    {
+                        case ColumnKind.Id:
+                            builder.AppendInt64(row);
+                            break;
+                        case ColumnKind.Quantity:
+                            builder.AppendInt32(Quantity(h));
+                            break;
+                        case ColumnKind.Price:
+                            builder.AppendDouble(Price(h));
+                            break;
+                        case ColumnKind.Amount:
+                            builder.AppendDecimalUnscaled(AmountUnscaled(h));
+                            break;
+                        case ColumnKind.CreatedAt:
+                            builder.AppendInt64(CreatedAtMicros(row, h));
+                            break;
+                        case ColumnKind.EventDate:
+                            builder.AppendInt32(EventDateDays(row, h));
+                            break;
+                        case ColumnKind.IsActive:
+                            builder.AppendBool((h & 1) == 1);
+                            break;
+                        case ColumnKind.Country:
+                            builder.AppendUtf8(s_countryBytes[CountryIndex(h)]);
+                            break;
+                        default:
+                            int length = WriteText(row, column, kind, scratch);
+                            builder.AppendUtf8(scratch.Slice(0, length));
+                            break;
+                    }
+                }
+            }
+        }
+
+        private static (ArrowSchema Schema, ColumnKind[] Kinds) Define(DatasetProfile profile)
+        {
+            var columns = new List<(ArrowField, ColumnKind)>
+            {
+                (new ArrowField("id", ArrowColumnType.Int64, Nullable: false), ColumnKind.Id),
+            };
+            switch (profile)
+            {
+                case DatasetProfile.Narrow:
+                    columns.Add((new ArrowField("quantity", ArrowColumnType.Int32), ColumnKind.Quantity));
+                    columns.Add((new ArrowField("price", ArrowColumnType.Float64), ColumnKind.Price));
+                    break;
+                case DatasetProfile.Strings:
+                    columns.Add((new ArrowField("notes", ArrowColumnType.Utf8), ColumnKind.LongText));
+                    columns.Add((new ArrowField("country", ArrowColumnType.Utf8, Nullable: false), ColumnKind.Country));
+                    break;
+                default:
+                    columns.Add((new ArrowField("quantity", ArrowColumnType.Int32), ColumnKind.Quantity));
+                    columns.Add((new ArrowField("price", ArrowColumnType.Float64), ColumnKind.Price));
+                    columns.Add((new ArrowField("amount", ArrowColumnType.Decimal(18, 4)), ColumnKind.Amount));
+                    columns.Add((new ArrowField("description", ArrowColumnType.Utf8), ColumnKind.Description));
+                    columns.Add((new ArrowField("created_at", ArrowColumnType.TimestampUtc), ColumnKind.CreatedAt));
+                    columns.Add((new ArrowField("event_date", ArrowColumnType.Date32), ColumnKind.EventDate));
+                    columns.Add((new ArrowField("is_active", ArrowColumnType.Bool), ColumnKind.IsActive));
+                    columns.Add((new ArrowField("country", ArrowColumnType.Utf8, Nullable: false), ColumnKind.Country));
+                    break;
+            }
+
+            return (new ArrowSchema(columns.Select(c => c.Item1).ToList()), columns.Select(c => c.Item2).ToArray());
+        }
+
+        private bool IsNull(long row, int column) =>
+            Schema.Fields[column].Nullable && (Hash(row, column, 15) % 100) < 5;
+
+        // Most order lines have quantity 1, some a few units, rare bulk orders.
+        private static int Quantity(ulong h) => (h % 8) switch
+        {
+            0 => (int)((h >> 40) % 100_000),
+            1 or 2 => 2 + (int)((h >> 8) % 20),
+            _ => 1,
+        };
+
+        // Prices come from a catalogue of 1000 products, as in a real fact table: repeated values, not noise.
+        private static double Price(ulong h) => s_catalogue[(int)((h >> 16) % (ulong)s_catalogue.Length)];
+
+        private static decimal Amount(ulong h) => AmountUnscaled(h) / 10_000m;
+
+        /// <summary>The amount at scale 4 (the column is decimal(18,4)).</summary>
+        private static long AmountUnscaled(ulong h) => ((long)(h % 200_000) - 20_000) * 100;
+
+        private static long CreatedAtMicros(long row, ulong h) => s_timestampBaseMicros + (row / LinesPerOrder * 4_000_000) + ((long)(h % 1000) * 1000);
+
+        private static int EventDateDays(long row, ulong h) => s_dateBase.DayNumber - s_epochDay + (int)(row / 5000) + (int)(h % 30);
+
+        private static int CountryIndex(ulong h)
+        {
+            // Skewed: the first countries are much more frequent.
+            int a = (int)(h % (ulong)s_countries.Length);
+            int b = (int)((h >> 20) % (ulong)s_countries.Length);
+            return Math.Min(a, b);
+        }
+
+        private int WriteText(long row, int column, ColumnKind kind, Span<byte> target)
+        {
+            ulong h = Hash(row, column, 0);
+            int words = kind == ColumnKind.LongText ? 5 + (int)(h % 36) : 1 + (int)(h % 8);
+            int length = 0;
+            for (int i = 0; i < words; i++)
+            {
+                ulong w = Hash(row, column, 1 + i);
+                int a = (int)(w % (ulong)s_words.Length);
+                int b = (int)((w >> 24) % (ulong)s_words.Length);
+                byte[] word = s_wordBytes[Math.Min(a, b)];
+                if (i > 0)
+                {
+                    target[length++] = (byte)' ';
+                }
+
+                word.CopyTo(target.Slice(length));
+                length += word.Length;
+            }
+
+            if (kind == ColumnKind.Description && (h >> 60) == 0)
+            {
+                // One row in 16 carries a reference number: varying length, less compressible.
+                length += Encoding.ASCII.GetBytes(" #" + (h >> 8 & 0xFFFFFF).ToString("X6", System.Globalization.CultureInfo.InvariantCulture), target.Slice(length));
+            }
+
+            return length;
+        }
+
+        /// <summary>
+        /// Rows come in orders of <see cref="LinesPerOrder"/> lines; order-level columns (time, date, flag, country)
+        /// repeat within an order, as in a clustered fact table. That is where most of the LZ4 ratio comes from.
+        /// </summary>
+        private ulong ValueHash(long row, int column, ColumnKind kind) => kind switch
+        {
+            ColumnKind.CreatedAt or ColumnKind.EventDate or ColumnKind.IsActive or ColumnKind.Country => Hash(row / LinesPerOrder, column, 0),
+            _ => Hash(row, column, 0),
+        };
+
+        private ulong Hash(long row, int column, int salt) =>
+            Mix(Mix(_seed ^ (ulong)row) + ((ulong)column << 8) + (ulong)salt);
+
+        private static ulong Mix(ulong x)
+        {
+            // SplitMix64 finaliser.
+            x += 0x9E3779B97F4A7C15UL;
+            x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9UL;
+            x = (x ^ (x >> 27)) * 0x94D049BB133111EBUL;
+            return x ^ (x >> 31);
+        }
+    }
+}
