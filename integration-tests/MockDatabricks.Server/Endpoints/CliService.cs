@@ -1,0 +1,209 @@
+using System;
+using System.Threading.Tasks;
+using MockDatabricks.Protocol.Arrow;
+using MockDatabricks.Protocol.Cli;
+using MockDatabricks.Protocol.Data;
+using MockDatabricks.Server.Query;
+using MockDatabricks.Server.ResultSets;
+using MockDatabricks.Server.State;
+
+namespace MockDatabricks.Server.Endpoints
+{
+    /// <summary>The TCLIService methods. Each returns the response struct; protocol errors are thrown to the endpoint.</summary>
+    public sealed class CliService
+    {
+        private readonly SessionRegistry _sessions;
+        private readonly DatasetStore _datasets;
+        private readonly ResultBuilder _results;
+
+        public CliService(SessionRegistry sessions, DatasetStore datasets, ResultBuilder results)
+        {
+            _sessions = sessions;
+            _datasets = datasets;
+            _results = results;
+        }
+
+        public TOpenSessionResp OpenSession(TOpenSessionReq request)
+        {
+            var handle = new TSessionHandle { SessionId = THandleIdentifier.CreateRandom() };
+            _sessions.OpenSession(handle.SessionId.ToHex());
+            return new TOpenSessionResp
+            {
+                Status = TStatus.Ok(),
+                ServerProtocolVersion = TProtocolVersion.SparkV7,
+                SessionHandle = handle,
+
+                // Echoing initialNamespace stops the driver from running "USE default" after connecting.
+                InitialNamespace = request.InitialNamespace ?? new TNamespace { SchemaName = "default" },
+                CanUseMultipleCatalogs = true,
+            };
+        }
+
+        public async Task<(TExecuteStatementResp Response, MockOperation? Operation)> ExecuteStatementAsync(TExecuteStatementReq request, string baseUrl)
+        {
+            string session = request.SessionHandle.SessionId.ToHex();
+            if (!_sessions.IsOpen(session))
+            {
+                return (new TExecuteStatementResp { Status = TStatus.Failure($"Invalid SessionHandle {session}: not open on this server.", "HY000", 0, TStatusCode.InvalidHandle) }, null);
+            }
+
+            QuerySpec query;
+            try
+            {
+                query = StatementParser.Parse(request.Statement);
+            }
+            catch (Exception ex) when (ex is FormatException or ArgumentException)
+            {
+                return (new TExecuteStatementResp { Status = TStatus.Failure("[PARSE_SYNTAX_ERROR] " + ex.Message, "42601", 1064) }, null);
+            }
+
+            bool lz4 = query.Lz4Allowed && request.CanDecompressLZ4Result == true;
+            MockOperation operation = CreateOperation(request, session, query, lz4);
+            _sessions.AddOperation(operation);
+
+            var response = new TExecuteStatementResp { Status = TStatus.Ok(), OperationHandle = operation.Handle };
+            if (request.GetDirectResults is not TSparkGetDirectResults direct || !query.DirectResults)
+            {
+                return (response, operation);
+            }
+
+            // Direct results: the statement is finished, metadata and the first chunk come with the reply.
+            operation.RunningPollsLeft = 0;
+            operation.State = TOperationState.Finished;
+            TFetchResultsResp first = await _results.FetchAsync(operation, baseUrl, null, direct.MaxRows, direct.MaxBytes).ConfigureAwait(false);
+            response.DirectResults = new TSparkDirectResults
+            {
+                OperationStatus = new TGetOperationStatusResp { Status = TStatus.Ok(), OperationState = TOperationState.Finished, HasResultSet = true },
+                ResultSetMetadata = ResultBuilder.Metadata(operation),
+                ResultSet = first,
+            };
+            if (query.CloseInDirectResults && first.HasMoreRows == false)
+            {
+                operation.State = TOperationState.Closed;
+                response.DirectResults.CloseOperation = new TCloseOperationResp { Status = TStatus.Ok() };
+            }
+
+            return (response, operation);
+        }
+
+        public TGetOperationStatusResp GetOperationStatus(MockOperation operation)
+        {
+            lock (operation.Lock)
+            {
+                if (operation.State == TOperationState.Running && operation.RunningPollsLeft-- <= 0)
+                {
+                    operation.State = TOperationState.Finished;
+                }
+
+                return new TGetOperationStatusResp
+                {
+                    Status = TStatus.Ok(),
+                    OperationState = operation.State == TOperationState.Closed ? TOperationState.Finished : operation.State,
+                    HasResultSet = true,
+                };
+            }
+        }
+
+        public TGetResultSetMetadataResp GetResultSetMetadata(MockOperation operation) => ResultBuilder.Metadata(operation);
+
+        public async Task<TFetchResultsResp> FetchResultsAsync(MockOperation operation, TFetchResultsReq request, string baseUrl)
+        {
+            if (operation.State is TOperationState.Running or TOperationState.Canceled)
+            {
+                return new TFetchResultsResp
+                {
+                    Status = TStatus.Failure($"Operation {operation.Id} is {operation.State}; poll GetOperationStatus until FINISHED before fetching.", "HY010", 0),
+                    HasMoreRows = false,
+                    Results = new TRowSet { StartRowOffset = request.StartRowOffset ?? 0, ArrowBatches = new() },
+                };
+            }
+
+            return await _results.FetchAsync(operation, baseUrl, request.StartRowOffset, request.MaxRows, request.MaxBytes).ConfigureAwait(false);
+        }
+
+        public TCloseOperationResp CloseOperation(MockOperation operation)
+        {
+            lock (operation.Lock)
+            {
+                operation.State = TOperationState.Closed;
+            }
+
+            return new TCloseOperationResp { Status = TStatus.Ok() };
+        }
+
+        public TCancelOperationResp CancelOperation(MockOperation operation)
+        {
+            lock (operation.Lock)
+            {
+                if (operation.State != TOperationState.Closed)
+                {
+                    operation.State = TOperationState.Canceled;
+                }
+            }
+
+            return new TCancelOperationResp { Status = TStatus.Ok() };
+        }
+
+        public TCloseSessionResp CloseSession(TCloseSessionReq request)
+        {
+            string session = request.SessionHandle.SessionId.ToHex();
+            return _sessions.CloseSession(session)
+                ? new TCloseSessionResp { Status = TStatus.Ok() }
+                : new TCloseSessionResp { Status = TStatus.Failure($"Invalid SessionHandle {session}: not open.", "HY000", 0, TStatusCode.InvalidHandle) };
+        }
+
+        public TGetInfoResp GetInfo(TGetInfoReq request)
+        {
+            string? value = request.InfoType switch
+            {
+                TGetInfoType.DbmsName => "Spark SQL",
+                TGetInfoType.DbmsVersion => "3.5.0 (MockDatabricks)",
+                _ => null,
+            };
+            return value == null
+                ? new TGetInfoResp { Status = TStatus.Failure($"GetInfo type {request.InfoType} is not supported by the mock.", "HYC00", 0), InfoValue = new TGetInfoValue { StringValue = string.Empty } }
+                : new TGetInfoResp { Status = TStatus.Ok(), InfoValue = new TGetInfoValue { StringValue = value } };
+        }
+
+        private MockOperation CreateOperation(TExecuteStatementReq request, string session, QuerySpec query, bool lz4)
+        {
+            var handle = new TOperationHandle
+            {
+                OperationId = THandleIdentifier.CreateRandom(),
+                OperationType = TOperationType.ExecuteStatement,
+                HasResultSet = true,
+            };
+
+            if (query.Kind != StatementKind.Dataset)
+            {
+                var field = query.Kind == StatementKind.SelectOne
+                    ? new ArrowField("1", ArrowColumnType.Int32, Nullable: false)
+                    : new ArrowField("result", ArrowColumnType.Utf8);
+                var builder = new ArrowColumnBuilder(field, 1);
+                if (query.Kind == StatementKind.SelectOne)
+                {
+                    builder.AppendInt32(1);
+                }
+
+                return new MockOperation(handle, session, request.Statement, query, null, cloudFetch: false, lz4)
+                {
+                    StaticSchema = new ArrowSchema(new[] { field }),
+                    StaticBatch = ArrowIpcWriter.RecordBatchMessage(new[] { builder }),
+                    StaticRows = builder.Length,
+                };
+            }
+
+            long estimatedBytes = query.Dataset.Rows * DatasetGenerator.EstimatedRowBytes(query.Dataset.Profile);
+            bool cloudFetch = request.CanDownloadResult == true && query.Mode switch
+            {
+                ResultMode.Inline => false,
+                ResultMode.CloudFetch => true,
+                _ => estimatedBytes > query.InlineMaxBytes,
+            };
+
+            // Inline batches are framed with the data set's frame options too; files and batches share one cache entry.
+            StoredDataset dataset = _datasets.Get(query.Dataset, lz4, query.Framing);
+            return new MockOperation(handle, session, request.Statement, query, dataset, cloudFetch, lz4);
+        }
+    }
+}

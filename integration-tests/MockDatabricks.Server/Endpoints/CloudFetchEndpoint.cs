@@ -1,0 +1,144 @@
+using System;
+using System.Globalization;
+using System.Linq;
+using System.Net.Sockets;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.AspNetCore.Connections.Features;
+using Microsoft.AspNetCore.Http;
+using MockDatabricks.Server.Faults;
+using MockDatabricks.Server.ResultSets;
+using MockDatabricks.Server.State;
+
+namespace MockDatabricks.Server.Endpoints
+{
+    /// <summary>
+    /// GET /cloudfetch/{operation}/{file}?issue=N&amp;exp=MS: serves a stored file exactly as built (no auth, like a
+    /// presigned URL). An expired link gets 403, as cloud storage answers; faults decide everything else.
+    /// </summary>
+    public sealed class CloudFetchEndpoint
+    {
+        private const int ChunkBytes = 1024 * 1024;
+        private readonly SessionRegistry _sessions;
+        private readonly RequestJournal _journal;
+        private readonly AdminFaultRegistry _adminFaults;
+
+        public CloudFetchEndpoint(SessionRegistry sessions, RequestJournal journal, AdminFaultRegistry adminFaults)
+        {
+            _sessions = sessions;
+            _journal = journal;
+            _adminFaults = adminFaults;
+        }
+
+        public async Task HandleAsync(HttpContext context, string operationId, int fileIndex)
+        {
+            MockOperation? operation = _sessions.FindOperation(operationId);
+            if (operation?.Dataset == null || !operation.CloudFetch || fileIndex < 0 || fileIndex >= operation.Dataset.Layout.FileCount)
+            {
+                await RespondAsync(context, StatusCodes.Status404NotFound, "NoSuchKey: no such result file.", operation, operationId, fileIndex, "not-found").ConfigureAwait(false);
+                return;
+            }
+
+            int attempt = operation.NextDownloadAttempt(fileIndex);
+            if (long.TryParse(context.Request.Query["exp"], NumberStyles.Integer, CultureInfo.InvariantCulture, out long expiry)
+                && expiry < DateTimeOffset.UtcNow.ToUnixTimeMilliseconds())
+            {
+                await RespondAsync(context, StatusCodes.Status403Forbidden, "AccessDenied: Request has expired.", operation, operationId, fileIndex, "expired-link", attempt).ConfigureAwait(false);
+                return;
+            }
+
+            FaultRule? fault = operation.Query.Faults.FirstOrDefault(f => f.IsDownloadFault && f.Kind != FaultKind.Expired && f.AppliesToFile(fileIndex) && attempt <= f.Times)
+                ?? _adminFaults.TakeDownloadFault(fileIndex, operation.Tag);
+            if (fault?.Kind == FaultKind.Expired)
+            {
+                fault = null; // admin "expired" faults act when links are issued, not here
+            }
+
+            if (fault?.Kind == FaultKind.HttpStatus)
+            {
+                await RespondAsync(context, fault.StatusCode, $"Injected HTTP {fault.StatusCode}.", operation, operationId, fileIndex, "http" + fault.StatusCode, attempt).ConfigureAwait(false);
+                return;
+            }
+
+            StoredFile file = await operation.Dataset.GetFileAsync(fileIndex).ConfigureAwait(false);
+            byte[] bytes = fault?.Kind == FaultKind.CorruptLz4 ? file.Corrupted(fault.CorruptMode) : file.Bytes;
+            CancellationToken aborted = context.RequestAborted;
+            if (fault?.Kind == FaultKind.Slow)
+            {
+                await Task.Delay(fault.DelayMs, aborted).ConfigureAwait(false);
+            }
+
+            context.Response.ContentType = "application/octet-stream";
+            string outcome = fault?.Kind switch
+            {
+                FaultKind.CorruptLz4 => "corrupt",
+                FaultKind.Slow => "slow",
+                FaultKind.Throttle => "throttled",
+                _ => "ok",
+            };
+
+            if (fault?.Kind is FaultKind.Truncate or FaultKind.Reset)
+            {
+                int sent = (int)(bytes.Length * fault.At);
+                if (fault.Kind == FaultKind.Truncate)
+                {
+                    context.Response.ContentLength = bytes.Length;
+                }
+
+                // Journal first: the client may see the failure before this handler returns.
+                Log(operation, operationId, fileIndex, StatusCodes.Status200OK, fault.Kind == FaultKind.Truncate ? "truncated" : "reset", attempt, $"sent {sent} of {bytes.Length} bytes");
+                await context.Response.Body.WriteAsync(bytes.AsMemory(0, sent), aborted).ConfigureAwait(false);
+                await context.Response.Body.FlushAsync(aborted).ConfigureAwait(false);
+                if (fault.Kind == FaultKind.Reset && context.Features.Get<IConnectionSocketFeature>()?.Socket is Socket socket)
+                {
+                    // Linger 0 turns the close into a TCP RST: "connection reset by peer" on the client.
+                    socket.LingerState = new LingerOption(true, 0);
+                }
+
+                context.Abort();
+                return;
+            }
+
+            context.Response.ContentLength = bytes.Length;
+            Log(operation, operationId, fileIndex, StatusCodes.Status200OK, outcome, attempt, $"{bytes.Length} bytes");
+            if (fault?.Kind == FaultKind.Throttle)
+            {
+                await WriteThrottledAsync(context, bytes, fault.BytesPerSecond, aborted).ConfigureAwait(false);
+                return;
+            }
+
+            await context.Response.Body.WriteAsync(bytes, aborted).ConfigureAwait(false);
+        }
+
+        private static async Task WriteThrottledAsync(HttpContext context, byte[] bytes, long bytesPerSecond, CancellationToken aborted)
+        {
+            // 10 slices per second keep the rate smooth without a timer per byte.
+            int slice = (int)Math.Clamp(bytesPerSecond / 10, 1, ChunkBytes);
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            for (int offset = 0; offset < bytes.Length; offset += slice)
+            {
+                int count = Math.Min(slice, bytes.Length - offset);
+                await context.Response.Body.WriteAsync(bytes.AsMemory(offset, count), aborted).ConfigureAwait(false);
+                await context.Response.Body.FlushAsync(aborted).ConfigureAwait(false);
+                long due = (long)((offset + count) * 1000.0 / bytesPerSecond);
+                long wait = due - clock.ElapsedMilliseconds;
+                if (wait > 0)
+                {
+                    await Task.Delay((int)wait, aborted).ConfigureAwait(false);
+                }
+            }
+        }
+
+        private async Task RespondAsync(HttpContext context, int status, string message, MockOperation? operation, string operationId, int file, string outcome, int? attempt = null)
+        {
+            Log(operation, operationId, file, status, outcome, attempt, message);
+            context.Response.StatusCode = status;
+            context.Response.ContentType = "text/plain";
+            await context.Response.WriteAsync(message, context.RequestAborted).ConfigureAwait(false);
+        }
+
+        private void Log(MockOperation? operation, string operationId, int file, int status, string outcome, int? attempt, string detail) =>
+            _journal.Add("download", "GET", status, outcome, operation?.Session, operationId, operation?.Tag, file: file,
+                detail: attempt is int a ? $"attempt {a}: {detail}" : detail);
+    }
+}

@@ -1,0 +1,406 @@
+using System;
+using System.IO;
+using System.Threading.Tasks;
+using Microsoft.AspNetCore.Http;
+using MockDatabricks.Protocol.Cli;
+using MockDatabricks.Protocol.Thrift;
+using MockDatabricks.Server.Faults;
+using MockDatabricks.Server.State;
+
+namespace MockDatabricks.Server.Endpoints
+{
+    /// <summary>
+    /// POST /sql/1.0/warehouses/{id}: one Thrift binary message in, one out, HTTP 200. Missing or wrong bearer
+    /// token: HTTP 401. Unparsable message header: HTTP 400 with x-thriftserver-error-message. Unknown method or
+    /// malformed arguments: a Thrift EXCEPTION message (TApplicationException). Unknown handles: TStatus errors.
+    /// </summary>
+    public sealed class ThriftEndpoint
+    {
+        private const int MaxRequestBytes = 16 * 1024 * 1024;
+        private readonly CliService _service;
+        private readonly SessionRegistry _sessions;
+        private readonly RequestJournal _journal;
+        private readonly AdminFaultRegistry _adminFaults;
+        private readonly ServerOptions _options;
+
+        public ThriftEndpoint(CliService service, SessionRegistry sessions, RequestJournal journal, AdminFaultRegistry adminFaults, ServerOptions options)
+        {
+            _service = service;
+            _sessions = sessions;
+            _journal = journal;
+            _adminFaults = adminFaults;
+            _options = options;
+        }
+
+        public async Task HandleAsync(HttpContext context)
+        {
+            string? authorization = context.Request.Headers.Authorization;
+            if (authorization != "Bearer " + _options.Token)
+            {
+                _journal.Add("http", "POST", StatusCodes.Status401Unauthorized, "unauthorized", detail: authorization == null ? "no Authorization header" : "wrong token");
+                context.Response.StatusCode = StatusCodes.Status401Unauthorized;
+                context.Response.Headers.WWWAuthenticate = "Bearer";
+                await context.Response.WriteAsync("Unauthorized: invalid access token.").ConfigureAwait(false);
+                return;
+            }
+
+            byte[] body;
+            try
+            {
+                body = await ReadBodyAsync(context).ConfigureAwait(false);
+            }
+            catch (InvalidDataException ex)
+            {
+                await BadRequestAsync(context, "?", ex.Message).ConfigureAwait(false);
+                return;
+            }
+
+            var reader = new ThriftReader(body);
+            ThriftMessageHeader header;
+            try
+            {
+                header = ThriftMessages.ReadCallHeader(reader);
+            }
+            catch (ThriftProtocolException ex)
+            {
+                await BadRequestAsync(context, "?", "Not a Thrift binary protocol CALL message: " + ex.Message).ConfigureAwait(false);
+                return;
+            }
+
+            var call = new RpcCall(header, context, BaseUrl(context));
+            byte[] reply;
+            try
+            {
+                reply = await DispatchAsync(call, reader).ConfigureAwait(false);
+            }
+            catch (ThriftProtocolException ex)
+            {
+                reply = Exception(call, ThriftApplicationErrorType.ProtocolError, $"{header.Name}: malformed arguments: {ex.Message}");
+            }
+            catch (Exception ex) when (ex is not OperationCanceledException)
+            {
+                reply = Exception(call, ThriftApplicationErrorType.InternalError, $"{header.Name}: mock server error: {ex.GetType().Name}: {ex.Message}");
+            }
+
+            if (call.HttpStatus != StatusCodes.Status200OK)
+            {
+                context.Response.StatusCode = call.HttpStatus;
+                context.Response.Headers["x-thriftserver-error-message"] = call.Detail ?? "injected HTTP error";
+                Journal(call);
+                return;
+            }
+
+            Journal(call);
+            context.Response.ContentType = "application/x-thrift";
+            context.Response.ContentLength = reply.Length;
+            await context.Response.Body.WriteAsync(reply, context.RequestAborted).ConfigureAwait(false);
+        }
+
+        private async Task<byte[]> DispatchAsync(RpcCall call, ThriftReader reader)
+        {
+            switch (call.Header.Name)
+            {
+                case "OpenSession":
+                    {
+                        TOpenSessionReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TOpenSessionReq.Read);
+                        if (InjectFault(call, null) is byte[] faulted)
+                        {
+                            return faulted;
+                        }
+
+                        TOpenSessionResp response = _service.OpenSession(request);
+                        call.Session = response.SessionHandle!.SessionId.ToHex();
+                        return Reply(call, response, response.Status);
+                    }
+
+                case "ExecuteStatement":
+                    {
+                        TExecuteStatementReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TExecuteStatementReq.Read);
+                        call.Session = request.SessionHandle.SessionId.ToHex();
+                        call.Detail = request.Statement.Length <= 300 ? request.Statement : request.Statement.Substring(0, 300) + "...";
+                        call.MaxRows = request.GetDirectResults?.MaxRows;
+                        call.MaxBytes = request.GetDirectResults?.MaxBytes;
+                        (TExecuteStatementResp response, MockOperation? operation) = await _service.ExecuteStatementAsync(request, call.BaseUrl).ConfigureAwait(false);
+                        if (operation != null)
+                        {
+                            call.Operation = operation.Id;
+                            call.Tag = operation.Tag;
+                            if (InjectFault(call, operation) is byte[] faulted)
+                            {
+                                return faulted;
+                            }
+                        }
+
+                        return Reply(call, response, response.Status);
+                    }
+
+                case "GetOperationStatus":
+                    {
+                        TGetOperationStatusReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TGetOperationStatusReq.Read);
+                        return WithOperation(call, request.OperationHandle, operation =>
+                        {
+                            TGetOperationStatusResp response = _service.GetOperationStatus(operation);
+                            call.Detail = response.OperationState.ToString();
+                            return Reply(call, response, response.Status);
+                        }, status => new TGetOperationStatusResp { Status = status, OperationState = TOperationState.Error, ErrorMessage = status.ErrorMessage });
+                    }
+
+                case "GetResultSetMetadata":
+                    {
+                        TGetResultSetMetadataReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TGetResultSetMetadataReq.Read);
+                        return WithOperation(call, request.OperationHandle, operation =>
+                        {
+                            TGetResultSetMetadataResp response = _service.GetResultSetMetadata(operation);
+                            return Reply(call, response, response.Status);
+                        }, status => new TGetResultSetMetadataResp { Status = status });
+                    }
+
+                case "FetchResults":
+                    {
+                        TFetchResultsReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TFetchResultsReq.Read);
+                        call.StartRowOffset = request.StartRowOffset;
+                        call.MaxRows = request.MaxRows;
+                        call.MaxBytes = request.MaxBytes;
+                        MockOperation? operation = Find(call, request.OperationHandle);
+                        if (operation == null)
+                        {
+                            TStatus missing = UnknownOperation(call);
+                            return Reply(call, new TFetchResultsResp { Status = missing, HasMoreRows = false, Results = new TRowSet { ArrowBatches = new() } }, missing);
+                        }
+
+                        if (InjectFault(call, operation) is byte[] faulted)
+                        {
+                            return faulted;
+                        }
+
+                        TFetchResultsResp response = await _service.FetchResultsAsync(operation, request, call.BaseUrl).ConfigureAwait(false);
+                        call.Detail = response.Results?.ResultLinks is { } links
+                            ? $"links={links.Count} hasMoreRows={response.HasMoreRows}"
+                            : $"batches={response.Results?.ArrowBatches?.Count ?? 0} hasMoreRows={response.HasMoreRows}";
+                        return Reply(call, response, response.Status);
+                    }
+
+                case "CloseOperation":
+                    {
+                        TCloseOperationReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TCloseOperationReq.Read);
+                        return WithOperation(call, request.OperationHandle, operation =>
+                        {
+                            TCloseOperationResp response = _service.CloseOperation(operation);
+                            return Reply(call, response, response.Status);
+                        }, status => new TCloseOperationResp { Status = status });
+                    }
+
+                case "CancelOperation":
+                    {
+                        TCancelOperationReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TCancelOperationReq.Read);
+                        return WithOperation(call, request.OperationHandle, operation =>
+                        {
+                            TCancelOperationResp response = _service.CancelOperation(operation);
+                            return Reply(call, response, response.Status);
+                        }, status => new TCancelOperationResp { Status = status });
+                    }
+
+                case "CloseSession":
+                    {
+                        TCloseSessionReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TCloseSessionReq.Read);
+                        call.Session = request.SessionHandle.SessionId.ToHex();
+                        if (InjectFault(call, null) is byte[] faulted)
+                        {
+                            return faulted;
+                        }
+
+                        TCloseSessionResp response = _service.CloseSession(request);
+                        return Reply(call, response, response.Status);
+                    }
+
+                case "GetInfo":
+                    {
+                        TGetInfoReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TGetInfoReq.Read);
+                        call.Session = request.SessionHandle.SessionId.ToHex();
+                        call.Detail = "infoType=" + request.InfoType;
+                        if (InjectFault(call, null) is byte[] faulted)
+                        {
+                            return faulted;
+                        }
+
+                        TGetInfoResp response = _service.GetInfo(request);
+                        return Reply(call, response, response.Status);
+                    }
+
+                default:
+                    return Exception(call, ThriftApplicationErrorType.UnknownMethod, $"Invalid method name: '{call.Header.Name}' (the mock implements OpenSession, ExecuteStatement, GetOperationStatus, GetResultSetMetadata, FetchResults, CloseOperation, CancelOperation, CloseSession, GetInfo).");
+            }
+        }
+
+        private byte[] WithOperation(RpcCall call, TOperationHandle handle, Func<MockOperation, byte[]> handler, Func<TStatus, IThriftStruct> onMissing)
+        {
+            MockOperation? operation = Find(call, handle);
+            if (operation == null)
+            {
+                TStatus status = UnknownOperation(call);
+                return Reply(call, onMissing(status), status);
+            }
+
+            return InjectFault(call, operation) ?? handler(operation);
+        }
+
+        private MockOperation? Find(RpcCall call, TOperationHandle handle)
+        {
+            call.Operation = handle.OperationId.ToHex();
+            MockOperation? operation = _sessions.FindOperation(call.Operation);
+            if (operation != null)
+            {
+                call.Session = operation.Session;
+                call.Tag = operation.Tag;
+            }
+
+            return operation;
+        }
+
+        private static TStatus UnknownOperation(RpcCall call) =>
+            TStatus.Failure($"Invalid OperationHandle {call.Operation}: unknown to this server.", "HY000", 0, TStatusCode.InvalidHandle);
+
+        /// <summary>Applies a statement or admin RPC fault: TStatus ERROR reply, or an HTTP error status.</summary>
+        private byte[]? InjectFault(RpcCall call, MockOperation? operation)
+        {
+            FaultRule? rule = operation?.TakeRpcFault(call.Header.Name) ?? _adminFaults.TakeRpcFault(call.Header.Name, operation?.Tag);
+            if (rule == null)
+            {
+                return null;
+            }
+
+            if (rule.Kind == FaultKind.RpcHttp)
+            {
+                call.HttpStatus = rule.StatusCode;
+                call.Outcome = "http" + rule.StatusCode;
+                call.Detail = rule.Message;
+                return Array.Empty<byte>();
+            }
+
+            TStatus status = TStatus.Failure(rule.Message, "HY000", 500);
+            IThriftStruct response = call.Header.Name switch
+            {
+                "OpenSession" => new TOpenSessionResp { Status = status },
+                "ExecuteStatement" => new TExecuteStatementResp { Status = status },
+                "GetOperationStatus" => new TGetOperationStatusResp { Status = status, OperationState = TOperationState.Error, ErrorMessage = rule.Message, SqlState = "HY000" },
+                "GetResultSetMetadata" => new TGetResultSetMetadataResp { Status = status },
+                "FetchResults" => new TFetchResultsResp { Status = status, HasMoreRows = false, Results = new TRowSet { ArrowBatches = new() } },
+                "CloseOperation" => new TCloseOperationResp { Status = status },
+                "CancelOperation" => new TCancelOperationResp { Status = status },
+                "CloseSession" => new TCloseSessionResp { Status = status },
+                _ => new TGetInfoResp { Status = status },
+            };
+            call.Outcome = "injected-error";
+            return ThriftMessages.EncodeReply(call.Header.Name, call.Header.SequenceId, response);
+        }
+
+        private static byte[] Reply(RpcCall call, IThriftStruct response, TStatus status)
+        {
+            if (call.Outcome == "ok" && status.StatusCode is not (TStatusCode.Success or TStatusCode.SuccessWithInfo))
+            {
+                call.Outcome = "error-status";
+                call.Detail = status.ErrorMessage;
+            }
+
+            return ThriftMessages.EncodeReply(call.Header.Name, call.Header.SequenceId, response);
+        }
+
+        private static byte[] Exception(RpcCall call, ThriftApplicationErrorType type, string message)
+        {
+            call.Outcome = "exception";
+            call.Detail = message;
+            return ThriftMessages.EncodeException(call.Header.Name, call.Header.SequenceId, new ThriftApplicationException(type, message));
+        }
+
+        private void Journal(RpcCall call) =>
+            _journal.Add("rpc", call.Header.Name, call.HttpStatus, call.Outcome, call.Session, call.Operation, call.Tag,
+                call.StartRowOffset, call.MaxRows, call.MaxBytes, detail: call.Detail);
+
+        private async Task BadRequestAsync(HttpContext context, string method, string message)
+        {
+            _journal.Add("rpc", method, StatusCodes.Status400BadRequest, "bad-request", detail: message);
+            context.Response.StatusCode = StatusCodes.Status400BadRequest;
+            context.Response.Headers["x-thriftserver-error-message"] = message.ReplaceLineEndings(" ");
+            await context.Response.WriteAsync(message).ConfigureAwait(false);
+        }
+
+        private static async Task<byte[]> ReadBodyAsync(HttpContext context)
+        {
+            if (context.Request.ContentLength > MaxRequestBytes)
+            {
+                throw new InvalidDataException($"Request body larger than {MaxRequestBytes} bytes.");
+            }
+
+            using var buffer = new MemoryStream();
+            byte[] chunk = new byte[81920];
+            int read;
+            while ((read = await context.Request.Body.ReadAsync(chunk, context.RequestAborted).ConfigureAwait(false)) > 0)
+            {
+                buffer.Write(chunk, 0, read);
+                if (buffer.Length > MaxRequestBytes)
+                {
+                    throw new InvalidDataException($"Request body larger than {MaxRequestBytes} bytes.");
+                }
+            }
+
+            return buffer.ToArray();
+        }
+
+        /// <summary>
+        /// The base URL clients reach this server at, for CloudFetch links: --public-url if given, otherwise
+        /// X-Forwarded-Proto/Host/Prefix or the request's own scheme and Host header (so a Docker port mapping works).
+        /// </summary>
+        internal string BaseUrl(HttpContext context)
+        {
+            if (_options.PublicUrl != null)
+            {
+                return _options.PublicUrl.TrimEnd('/');
+            }
+
+            string scheme = FirstValue(context.Request.Headers["X-Forwarded-Proto"]) ?? context.Request.Scheme;
+            string host = FirstValue(context.Request.Headers["X-Forwarded-Host"]) ?? context.Request.Host.Value ?? "127.0.0.1";
+            string prefix = FirstValue(context.Request.Headers["X-Forwarded-Prefix"])?.TrimEnd('/') ?? string.Empty;
+            return $"{scheme}://{host}{prefix}";
+        }
+
+        private static string? FirstValue(Microsoft.Extensions.Primitives.StringValues values)
+        {
+            string? value = values.Count > 0 ? values[0] : null;
+            return string.IsNullOrWhiteSpace(value) ? null : value.Split(',')[0].Trim();
+        }
+
+        private sealed class RpcCall
+        {
+            public RpcCall(ThriftMessageHeader header, HttpContext context, string baseUrl)
+            {
+                Header = header;
+                Context = context;
+                BaseUrl = baseUrl;
+            }
+
+            public ThriftMessageHeader Header { get; }
+
+            public HttpContext Context { get; }
+
+            public string BaseUrl { get; }
+
+            public string? Session { get; set; }
+
+            public string? Operation { get; set; }
+
+            public string? Tag { get; set; }
+
+            public long? StartRowOffset { get; set; }
+
+            public long? MaxRows { get; set; }
+
+            public long? MaxBytes { get; set; }
+
+            public int HttpStatus { get; set; } = StatusCodes.Status200OK;
+
+            public string Outcome { get; set; } = "ok";
+
+            public string? Detail { get; set; }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+using System.Collections.Generic;
+using MockDatabricks.Protocol.Data;
+using MockDatabricks.Protocol.Lz4;
+using MockDatabricks.Server.Faults;
+
+namespace MockDatabricks.Server.Query
+{
+    public enum ResultMode
+    {
+        Auto,
+        Inline,
+        CloudFetch,
+    }
+
+    public enum StatementKind
+    {
+        /// <summary>SELECT ... FROM mock.&lt;name&gt;: a generated data set.</summary>
+        Dataset,
+
+        /// <summary>SELECT 1: one INT row.</summary>
+        SelectOne,
+
+        /// <summary>USE / SET: succeeds with an empty result.</summary>
+        NoResult,
+    }
+
+    /// <summary>Everything a statement asks for: the data set, how results are delivered, and the faults to inject.</summary>
+    public sealed record QuerySpec
+    {
+        public StatementKind Kind { get; init; } = StatementKind.Dataset;
+
+        public string Name { get; init; } = "data";
+
+        public DatasetSpec Dataset { get; init; } = new DatasetSpec();
+
+        public ResultMode Mode { get; init; } = ResultMode.Auto;
+
+        /// <summary>Auto mode answers inline when the estimated uncompressed result is at most this many bytes.</summary>
+        public long InlineMaxBytes { get; init; } = 1024 * 1024;
+
+        /// <summary>false forces uncompressed results even when the client can decompress LZ4.</summary>
+        public bool Lz4Allowed { get; init; } = true;
+
+        public FileFraming Framing { get; init; } = FileFraming.Databricks;
+
+        /// <summary>Max links per FetchResults / direct result (0 = as many as maxRows allows).</summary>
+        public int LinksPerFetch { get; init; }
+
+        /// <summary>false: ignore getDirectResults and make the client poll, fetch metadata and call FetchResults.</summary>
+        public bool DirectResults { get; init; } = true;
+
+        /// <summary>GetOperationStatus answers RUNNING this many times before FINISHED (only when results are not direct).</summary>
+        public int RunningPolls { get; init; } = 1;
+
+        public int ExpirySeconds { get; init; } = 3600;
+
+        /// <summary>Include closeOperation in direct results when everything fits (the client then skips CloseOperation).</summary>
+        public bool CloseInDirectResults { get; init; }
+
+        public string? Tag { get; init; }
+
+        public IReadOnlyList<FaultRule> Faults { get; init; } = new List<FaultRule>();
+    }
+}

@@ -1,0 +1,207 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Text;
+using System.Text.RegularExpressions;
+using MockDatabricks.Protocol.Data;
+using MockDatabricks.Protocol.Lz4;
+using MockDatabricks.Server.Faults;
+
+namespace MockDatabricks.Server.Query
+{
+    /// <summary>
+    /// The statement grammar (case-insensitive, a trailing ';' is ignored):
+    /// <code>
+    /// SELECT &lt;anything&gt; FROM mock.&lt;preset&gt; [WITH (key = value, ...)]
+    /// SELECT 1
+    /// USE ... | SET ...
+    /// </code>
+    /// Values are numbers, words, or 'quoted strings' (needed for faults). See integration-tests/README.md for the keys.
+    /// </summary>
+    public static partial class StatementParser
+    {
+        public static QuerySpec Parse(string statement)
+        {
+            string text = statement.Trim().TrimEnd(';').Trim();
+            if (SelectOneRegex().IsMatch(text))
+            {
+                return new QuerySpec { Kind = StatementKind.SelectOne, Name = "select1", Mode = ResultMode.Inline };
+            }
+
+            if (text.StartsWith("USE ", StringComparison.OrdinalIgnoreCase) || text.StartsWith("SET ", StringComparison.OrdinalIgnoreCase))
+            {
+                return new QuerySpec { Kind = StatementKind.NoResult, Name = "noresult", Mode = ResultMode.Inline };
+            }
+
+            Match match = DatasetRegex().Match(text);
+            if (!match.Success)
+            {
+                throw new FormatException(
+                    "The mock server understands: SELECT * FROM mock.<preset> [WITH (key=value, ...)], SELECT 1, USE ..., SET .... " +
+                    $"Presets: {string.Join(", ", Presets.Keys)}. Got: {Abbreviate(text)}");
+            }
+
+            string name = match.Groups["name"].Value.ToLowerInvariant();
+            if (!Presets.TryGetValue(name, out QuerySpec? preset))
+            {
+                throw new FormatException($"Unknown data set mock.{name}. Presets: {string.Join(", ", Presets.Keys)}.");
+            }
+
+            QuerySpec spec = preset with { Name = name };
+            if (match.Groups["options"].Success)
+            {
+                foreach ((string key, string value) in SplitOptions(match.Groups["options"].Value))
+                {
+                    spec = Apply(spec, key.ToLowerInvariant(), value);
+                }
+            }
+
+            spec.Dataset.Validate();
+            return spec;
+        }
+
+        /// <summary>Named starting points; WITH (...) overrides any of their settings.</summary>
+        public static IReadOnlyDictionary<string, QuerySpec> Presets { get; } = new Dictionary<string, QuerySpec>(StringComparer.OrdinalIgnoreCase)
+        {
+            ["data"] = new QuerySpec(),
+            ["small"] = new QuerySpec { Dataset = new DatasetSpec { Rows = 100 }, Mode = ResultMode.Inline },
+            ["many_files"] = new QuerySpec { Dataset = new DatasetSpec { Rows = 200_000, RowsPerFile = 5_000, RowsPerBatch = 2_500 }, Mode = ResultMode.CloudFetch },
+            ["huge_file"] = new QuerySpec { Dataset = new DatasetSpec { Rows = 1_500_000, RowsPerFile = 1_500_000 }, Mode = ResultMode.CloudFetch },
+            ["multi_frame"] = new QuerySpec { Dataset = new DatasetSpec { Rows = 100_000, RowsPerFile = 25_000, RowsPerBatch = 5_000 }, Mode = ResultMode.CloudFetch, Framing = new FileFraming { FramesPerFile = 4 } },
+            ["checksums"] = new QuerySpec
+            {
+                Dataset = new DatasetSpec { Rows = 100_000, RowsPerFile = 25_000 },
+                Mode = ResultMode.CloudFetch,
+                Framing = new FileFraming { Frame = Lz4FrameOptions.Databricks with { BlockChecksum = true, ContentChecksum = true, ContentSize = true } },
+            },
+        };
+
+        private static QuerySpec Apply(QuerySpec spec, string key, string value)
+        {
+            DatasetSpec data = spec.Dataset;
+            FileFraming framing = spec.Framing;
+            Lz4FrameOptions frame = framing.Frame;
+            return key switch
+            {
+                "rows" => spec with { Dataset = data with { Rows = Long(key, value) } },
+                "seed" => spec with { Dataset = data with { Seed = (int)Long(key, value) } },
+                "profile" => spec with { Dataset = data with { Profile = Enum.Parse<DatasetProfile>(value, ignoreCase: true) } },
+                "file_mb" => spec with { Dataset = data with { TargetFileBytes = (long)(double.Parse(value, CultureInfo.InvariantCulture) * 1024 * 1024), RowsPerFile = null } },
+                "file_rows" => spec with { Dataset = data with { RowsPerFile = Long(key, value) } },
+                "batch_rows" => spec with { Dataset = data with { RowsPerBatch = (int)Long(key, value) } },
+                "mode" => spec with { Mode = Enum.Parse<ResultMode>(value.Replace("_", string.Empty), ignoreCase: true) },
+                "inline_max_bytes" => spec with { InlineMaxBytes = Long(key, value) },
+                "lz4" => spec with { Lz4Allowed = !value.Equals("off", StringComparison.OrdinalIgnoreCase) && !value.Equals("false", StringComparison.OrdinalIgnoreCase) },
+                "lz4_block" => spec with { Framing = framing with { Frame = frame with { BlockMaxSize = BlockSize(value) } } },
+                "lz4_linked" => spec with { Framing = framing with { Frame = frame with { IndependentBlocks = !Bool(key, value) } } },
+                "lz4_block_checksum" => spec with { Framing = framing with { Frame = frame with { BlockChecksum = Bool(key, value) } } },
+                "lz4_content_checksum" => spec with { Framing = framing with { Frame = frame with { ContentChecksum = Bool(key, value) } } },
+                "lz4_content_size" => spec with { Framing = framing with { Frame = frame with { ContentSize = Bool(key, value) } } },
+                "frames" => value.Equals("per_message", StringComparison.OrdinalIgnoreCase)
+                    ? spec with { Framing = framing with { FramePerMessage = true } }
+                    : spec with { Framing = framing with { FramesPerFile = (int)Long(key, value), FramePerMessage = false } },
+                "links_per_fetch" => spec with { LinksPerFetch = (int)Long(key, value) },
+                "direct" => spec with { DirectResults = Bool(key, value) },
+                "running_polls" => spec with { RunningPolls = (int)Long(key, value) },
+                "expiry_s" => spec with { ExpirySeconds = (int)Long(key, value) },
+                "close_in_direct" => spec with { CloseInDirectResults = Bool(key, value) },
+                "tag" => spec with { Tag = value },
+                "faults" => spec with { Faults = FaultRule.ParseList(value) },
+                _ => throw new FormatException($"Unknown option '{key}'."),
+            };
+        }
+
+        private static Lz4BlockMaxSize BlockSize(string value) => value.ToLowerInvariant() switch
+        {
+            "64kb" or "64k" => Lz4BlockMaxSize.Max64KB,
+            "256kb" or "256k" => Lz4BlockMaxSize.Max256KB,
+            "1mb" or "1m" => Lz4BlockMaxSize.Max1MB,
+            "4mb" or "4m" => Lz4BlockMaxSize.Max4MB,
+            _ => throw new FormatException($"lz4_block must be 64kb, 256kb, 1mb or 4mb, not '{value}'."),
+        };
+
+        private static long Long(string key, string value) =>
+            long.TryParse(value.Replace("_", string.Empty), NumberStyles.Integer, CultureInfo.InvariantCulture, out long result) && result >= 0
+                ? result
+                : throw new FormatException($"Option {key}='{value}' is not a non-negative integer.");
+
+        private static bool Bool(string key, string value) => value.ToLowerInvariant() switch
+        {
+            "true" or "on" or "yes" or "1" => true,
+            "false" or "off" or "no" or "0" => false,
+            _ => throw new FormatException($"Option {key}='{value}' is not a boolean."),
+        };
+
+        /// <summary>Splits "a=1, b='x, y', c=z" on commas outside quotes ('' inside quotes is a literal quote).</summary>
+        private static List<(string Key, string Value)> SplitOptions(string text)
+        {
+            var result = new List<(string, string)>();
+            var current = new StringBuilder();
+            bool quoted = false;
+            var parts = new List<string>();
+            for (int i = 0; i < text.Length; i++)
+            {
+                char c = text[i];
+                if (c == '\'')
+                {
+                    if (quoted && i + 1 < text.Length && text[i + 1] == '\'')
+                    {
+                        current.Append('\'');
+                        i++;
+                        continue;
+                    }
+
+                    quoted = !quoted;
+                    current.Append(c);
+                }
+                else if (c == ',' && !quoted)
+                {
+                    parts.Add(current.ToString());
+                    current.Clear();
+                }
+                else
+                {
+                    current.Append(c);
+                }
+            }
+
+            if (quoted)
+            {
+                throw new FormatException("Unterminated quoted value in WITH (...).");
+            }
+
+            parts.Add(current.ToString());
+            foreach (string part in parts)
+            {
+                if (string.IsNullOrWhiteSpace(part))
+                {
+                    continue;
+                }
+
+                int eq = part.IndexOf('=');
+                if (eq <= 0)
+                {
+                    throw new FormatException($"Option '{part.Trim()}' is not key=value.");
+                }
+
+                string value = part.Substring(eq + 1).Trim();
+                if (value.Length >= 2 && value[0] == '\'' && value[^1] == '\'')
+                {
+                    value = value.Substring(1, value.Length - 2);
+                }
+
+                result.Add((part.Substring(0, eq).Trim(), value));
+            }
+
+            return result;
+        }
+
+        private static string Abbreviate(string text) => text.Length <= 200 ? text : text.Substring(0, 200) + "...";
+
+        [GeneratedRegex(@"^SELECT\s+1$", RegexOptions.IgnoreCase)]
+        private static partial Regex SelectOneRegex();
+
+        [GeneratedRegex(@"^SELECT\s+.+?\s+FROM\s+mock\.(?<name>[A-Za-z_][A-Za-z0-9_]*)(\s+WITH\s*\((?<options>.*)\))?$", RegexOptions.IgnoreCase | RegexOptions.Singleline)]
+        private static partial Regex DatasetRegex();
+    }
+}
