@@ -22,6 +22,8 @@ namespace DbxMem.PatchTool.Infrastructure
 
         private readonly ToolEnvironment environment;
 
+        private readonly Dictionary<string, string> gitPaths = new Dictionary<string, string>(StringComparer.Ordinal);
+
         public Git(string executable, string workingDirectory, ToolEnvironment environment)
         {
             Executable = executable;
@@ -85,8 +87,17 @@ namespace DbxMem.PatchTool.Infrastructure
         /// <summary>Resolves a path inside the git directory (works for linked worktrees too) to an absolute path.</summary>
         public string GitPath(string relative)
         {
-            string path = Checked("rev-parse", "--git-path", relative);
-            return Path.GetFullPath(Path.Combine(WorkingDirectory, path));
+            // Cached: commands ask for the same few paths many times, and each ask would be a git process.
+            lock (gitPaths)
+            {
+                if (!gitPaths.TryGetValue(relative, out string? path))
+                {
+                    path = Path.GetFullPath(Path.Combine(WorkingDirectory, Checked("rev-parse", "--git-path", relative)));
+                    gitPaths[relative] = path;
+                }
+
+                return path;
+            }
         }
 
         public static string FirstLines(string text, int count)
