@@ -22,6 +22,9 @@ COPY .publish/mock-server/ /app/
 USER 1654
 
 EXPOSE 8080
+# The base images set ASPNETCORE_HTTP_PORTS=8080; the server listens where --bind/--port say, and an unset
+# value avoids Kestrel's "Overriding address(es)" warning on every start.
+ENV ASPNETCORE_HTTP_PORTS=
 # The server binds loopback unless told otherwise; inside a container it must listen on all interfaces.
 ENTRYPOINT ["dotnet", "/app/MockDatabricks.Server.dll", "--bind", "0.0.0.0", "--port", "8080"]
 

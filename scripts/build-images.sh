@@ -15,6 +15,7 @@
 #   MOCK_BASE_IMAGE        base image to build on; skips step 1 (default: the local base)
 #   MOCK_DATABRICKS_IMAGE  tag of the mock image (default adbc-databricks-mock:local)
 #   MOCK_SERVER_PROJECT    server project to publish (default integration-tests/MockDatabricks.Server)
+#   MOCK_SERVER_CONFIGURATION  configuration to publish (default Release; Debug reuses a Debug solution build)
 #   DEBIAN_MIRROR          mirror for debootstrap (default: the first Debian mirror in apt's sources)
 #   ADBC_DBX_CACHE_DIR     where the rootfs tarball is cached (default ${XDG_CACHE_HOME:-$HOME/.cache}/adbc-dbx-images)
 #   REBUILD_BASE=1         rebuild the base image even when one with the same inputs exists
@@ -156,7 +157,7 @@ publish_server() {
     t=$(now)
     rm -rf "$publish_dir"
     # Framework-dependent and without an apphost: the image runs `dotnet MockDatabricks.Server.dll`.
-    dotnet publish "$server_project" -c Release -p:UseAppHost=false -o "$publish_dir" --nologo -v quiet >&2
+    dotnet publish "$server_project" -c "${MOCK_SERVER_CONFIGURATION:-Release}" -p:UseAppHost=false -o "$publish_dir" --nologo -v quiet >&2
     [ -f "$publish_dir/MockDatabricks.Server.dll" ] || die "publish produced no MockDatabricks.Server.dll in $publish_dir"
     log "server published in $(elapsed "$t") to docker/.publish/mock-server"
 }
