@@ -1,0 +1,74 @@
+using System;
+using System.Collections.Generic;
+using System.Net.Http;
+using System.Net.Http.Json;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace MockDatabricks.Testing
+{
+    /// <summary>A journal entry as /admin/journal returns it (see integration-tests/README.md).</summary>
+    public sealed record JournalEntry(
+        long Seq,
+        DateTimeOffset Time,
+        string Kind,
+        string Method,
+        string? Session,
+        string? Operation,
+        string? Tag,
+        long? StartRowOffset,
+        long? MaxRows,
+        long? MaxBytes,
+        int? File,
+        int Status,
+        string Outcome,
+        string? Detail);
+
+    /// <summary>Client of the server's /admin API.</summary>
+    public sealed class AdminClient : IDisposable
+    {
+        private static readonly JsonSerializerOptions s_json = new JsonSerializerOptions(JsonSerializerDefaults.Web);
+        private readonly HttpClient _http;
+
+        public AdminClient(Uri baseUrl)
+        {
+            _http = new HttpClient { BaseAddress = baseUrl, Timeout = TimeSpan.FromSeconds(30) };
+        }
+
+        public async Task<List<JournalEntry>> JournalAsync(string? session = null, string? operation = null, string? tag = null, string? kind = null, CancellationToken cancellationToken = default)
+        {
+            var query = new List<string>();
+            void Add(string name, string? value)
+            {
+                if (value != null)
+                {
+                    query.Add($"{name}={Uri.EscapeDataString(value)}");
+                }
+            }
+
+            Add("session", session);
+            Add("operation", operation);
+            Add("tag", tag);
+            Add("kind", kind);
+            JournalPage? page = await _http.GetFromJsonAsync<JournalPage>("/admin/journal?" + string.Join("&", query), s_json, cancellationToken).ConfigureAwait(false);
+            return page?.Entries ?? new List<JournalEntry>();
+        }
+
+        public async Task ClearJournalAsync(CancellationToken cancellationToken = default) =>
+            (await _http.DeleteAsync("/admin/journal", cancellationToken).ConfigureAwait(false)).EnsureSuccessStatusCode();
+
+        public async Task<HttpResponseMessage> AddFaultAsync(string fault, bool persistent = false, string? tag = null, CancellationToken cancellationToken = default) =>
+            await _http.PostAsJsonAsync("/admin/faults", new { fault, persistent, tag }, s_json, cancellationToken).ConfigureAwait(false);
+
+        public async Task ClearFaultsAsync(CancellationToken cancellationToken = default) =>
+            (await _http.DeleteAsync("/admin/faults", cancellationToken).ConfigureAwait(false)).EnsureSuccessStatusCode();
+
+        public async Task<JsonDocument> GetJsonAsync(string path, CancellationToken cancellationToken = default) =>
+            JsonDocument.Parse(await _http.GetStringAsync(path, cancellationToken).ConfigureAwait(false));
+
+        public void Dispose() => _http.Dispose();
+
+        private sealed record JournalPage(List<JournalEntry> Entries);
+    }
+}

@@ -1,0 +1,300 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Threading;
+using System.Threading.Tasks;
+using MockDatabricks.Protocol.Arrow;
+using MockDatabricks.Protocol.Cli;
+
+namespace MockDatabricks.Testing
+{
+    /// <summary>Everything a query produced, for assertions.</summary>
+    public sealed class QueryOutcome
+    {
+        public required TOperationHandle Operation { get; init; }
+
+        public string OperationId => Operation.OperationId.ToHex();
+
+        public required ArrowSchema Schema { get; init; }
+
+        public required TGetResultSetMetadataResp Metadata { get; init; }
+
+        public bool UsedDirectResults { get; init; }
+
+        public bool CloudFetch { get; set; }
+
+        public List<ArrowRecordBatchData> Batches { get; } = new List<ArrowRecordBatchData>();
+
+        /// <summary>Every link received, in order (refreshed links included).</summary>
+        public List<TSparkArrowResultLink> Links { get; } = new List<TSparkArrowResultLink>();
+
+        public int Refreshes { get; set; }
+
+        public int DownloadAttempts { get; set; }
+
+        public long RowCount => Batches.Sum(b => (long)b.Length);
+    }
+
+    /// <summary>
+    /// Reads a query result the way the ADBC Databricks driver (tag apache-arrow-adbc-21) does: direct results or
+    /// polling + GetResultSetMetadata + FetchResults, CloudFetch links followed with startRowOffset, refresh with
+    /// maxRows=1 for expiring links and after 401/403, up to 3 download attempts per file, LZ4 frames decoded with
+    /// the given decoder. Downloads are sequential: order and retries are what the tests check, not speed.
+    /// </summary>
+    public sealed class DriverLikeReader
+    {
+        public const long BatchSize = 2_000_000;
+        public const long MaxBytesPerFetch = 400L * 1024 * 1024;
+        private static readonly TimeSpan s_expiryBuffer = TimeSpan.FromSeconds(60);
+        private readonly MockDatabricksClient _client;
+        private readonly Func<byte[], byte[]> _lz4FrameDecoder;
+
+        public DriverLikeReader(MockDatabricksClient client, Func<byte[], byte[]> lz4FrameDecoder)
+        {
+            _client = client;
+            _lz4FrameDecoder = lz4FrameDecoder;
+        }
+
+        public int MaxDownloadAttempts { get; init; } = 3;
+
+        public async Task<QueryOutcome> RunAsync(TSessionHandle session, string statement, ExecuteOptions? options = null, CancellationToken cancellationToken = default)
+        {
+            TExecuteStatementResp executed = await _client.ExecuteStatementAsync(session, statement, options, cancellationToken).ConfigureAwait(false);
+            ThrowIfError(executed.Status, "ExecuteStatement");
+            TOperationHandle operation = executed.OperationHandle ?? throw new InvalidOperationException("ExecuteStatement returned no operationHandle.");
+
+            TSparkDirectResults? direct = executed.DirectResults;
+            bool finishedDirectly = direct?.OperationStatus?.OperationState == TOperationState.Finished;
+            TGetResultSetMetadataResp metadata;
+            TFetchResultsResp first;
+            if (finishedDirectly && direct!.ResultSetMetadata != null && direct.ResultSet != null)
+            {
+                metadata = direct.ResultSetMetadata;
+                first = direct.ResultSet;
+            }
+            else
+            {
+                await PollUntilFinishedAsync(operation, cancellationToken).ConfigureAwait(false);
+                metadata = await _client.GetResultSetMetadataAsync(operation, cancellationToken).ConfigureAwait(false);
+                first = await _client.FetchResultsAsync(operation, BatchSize, null, MaxBytesPerFetch, cancellationToken).ConfigureAwait(false);
+                ThrowIfError(first.Status, "FetchResults");
+            }
+
+            var outcome = new QueryOutcome
+            {
+                Operation = operation,
+                Metadata = metadata,
+                Schema = ArrowIpcReader.ReadSchema(metadata.ArrowSchema ?? throw new InvalidOperationException("Metadata without arrowSchema.")),
+                UsedDirectResults = finishedDirectly,
+            };
+            bool lz4 = metadata.Lz4Compressed == true;
+            TRowSet results = first.Results ?? throw new InvalidOperationException("Fetch response without results.");
+            if (results.ResultLinks is { Count: > 0 })
+            {
+                outcome.CloudFetch = true;
+                await ReadCloudFetchAsync(outcome, first, lz4, cancellationToken).ConfigureAwait(false);
+            }
+            else
+            {
+                await ReadInlineAsync(outcome, first, lz4, cancellationToken).ConfigureAwait(false);
+            }
+
+            if (direct?.CloseOperation?.Status.StatusCode != TStatusCode.Success)
+            {
+                ThrowIfError((await _client.CloseOperationAsync(operation, cancellationToken).ConfigureAwait(false)).Status, "CloseOperation");
+            }
+
+            return outcome;
+        }
+
+        private async Task PollUntilFinishedAsync(TOperationHandle operation, CancellationToken cancellationToken)
+        {
+            for (int poll = 0; poll < 3000; poll++)
+            {
+                TGetOperationStatusResp status = await _client.GetOperationStatusAsync(operation, cancellationToken).ConfigureAwait(false);
+                if (status.OperationState is TOperationState.Pending or TOperationState.Running)
+                {
+                    await Task.Delay(20, cancellationToken).ConfigureAwait(false);
+                    continue;
+                }
+
+                if (status.OperationState != TOperationState.Finished)
+                {
+                    throw new InvalidOperationException($"Operation ended in {status.OperationState}: {status.ErrorMessage}");
+                }
+
+                return;
+            }
+
+            throw new TimeoutException("Operation did not finish after 3000 polls.");
+        }
+
+        private async Task ReadInlineAsync(QueryOutcome outcome, TFetchResultsResp response, bool lz4, CancellationToken cancellationToken)
+        {
+            for (int round = 0; round < 100_000; round++)
+            {
+                List<TSparkArrowBatch> batches = response.Results?.ArrowBatches ?? throw new InvalidOperationException("Inline fetch response without arrowBatches.");
+                foreach (TSparkArrowBatch batch in batches)
+                {
+                    if (batch.Batch.Length == 0)
+                    {
+                        continue;
+                    }
+
+                    byte[] bytes = lz4 ? _lz4FrameDecoder(batch.Batch.ToArray()) : batch.Batch.ToArray();
+                    ArrowRecordBatchData decoded = ArrowIpcReader.ReadRecordBatch(bytes, outcome.Schema);
+                    if (decoded.Length != batch.RowCount)
+                    {
+                        throw new InvalidOperationException($"Inline batch says {batch.RowCount} rows, holds {decoded.Length}.");
+                    }
+
+                    outcome.Batches.Add(decoded);
+                }
+
+                if (response.HasMoreRows != true)
+                {
+                    return;
+                }
+
+                response = await _client.FetchResultsAsync(outcome.Operation, BatchSize, null, MaxBytesPerFetch, cancellationToken).ConfigureAwait(false);
+                ThrowIfError(response.Status, "FetchResults");
+            }
+
+            throw new InvalidOperationException("Inline result did not end after 100000 fetches.");
+        }
+
+        private async Task ReadCloudFetchAsync(QueryOutcome outcome, TFetchResultsResp response, bool lz4, CancellationToken cancellationToken)
+        {
+            var queue = new Queue<TSparkArrowResultLink>();
+            long nextOffset = 0;
+            bool hasMore;
+            void Enqueue(TFetchResultsResp r)
+            {
+                foreach (TSparkArrowResultLink link in r.Results!.ResultLinks!)
+                {
+                    outcome.Links.Add(link);
+                    queue.Enqueue(link);
+                    nextOffset = Math.Max(nextOffset, link.StartRowOffset + link.RowCount);
+                }
+            }
+
+            Enqueue(response);
+            hasMore = response.HasMoreRows == true;
+            for (int round = 0; round < 100_000; round++)
+            {
+                while (queue.Count > 0)
+                {
+                    await DownloadFileAsync(outcome, queue.Dequeue(), lz4, cancellationToken).ConfigureAwait(false);
+                }
+
+                if (!hasMore)
+                {
+                    return;
+                }
+
+                response = await _client.FetchResultsAsync(outcome.Operation, BatchSize, nextOffset > 0 ? nextOffset : null, MaxBytesPerFetch, cancellationToken).ConfigureAwait(false);
+                if (response.Results?.ResultLinks is not { Count: > 0 })
+                {
+                    return; // no links ends the stream, whatever hasMoreRows says (as in the driver)
+                }
+
+                Enqueue(response);
+                hasMore = response.HasMoreRows == true;
+            }
+
+            throw new InvalidOperationException("CloudFetch result did not end after 100000 fetches.");
+        }
+
+        private async Task DownloadFileAsync(QueryOutcome outcome, TSparkArrowResultLink link, bool lz4, CancellationToken cancellationToken)
+        {
+            if (DateTimeOffset.UtcNow + s_expiryBuffer >= DateTimeOffset.FromUnixTimeMilliseconds(link.ExpiryTime))
+            {
+                link = await RefreshAsync(outcome, link, cancellationToken).ConfigureAwait(false) ?? link;
+            }
+
+            Exception? last = null;
+            for (int attempt = 1; attempt <= MaxDownloadAttempts; attempt++)
+            {
+                outcome.DownloadAttempts++;
+                byte[] body;
+                try
+                {
+                    body = await _client.DownloadAsync(link.FileLink, cancellationToken).ConfigureAwait(false);
+                }
+                catch (HttpRequestException ex) when (ex.StatusCode is HttpStatusCode.Unauthorized or HttpStatusCode.Forbidden)
+                {
+                    last = ex;
+                    link = await RefreshAsync(outcome, link, cancellationToken).ConfigureAwait(false) ?? link;
+                    continue;
+                }
+                catch (Exception ex) when (ex is HttpRequestException or System.IO.IOException && !cancellationToken.IsCancellationRequested)
+                {
+                    last = ex;
+                    continue;
+                }
+
+                // Decoding errors are not retried: a corrupt file must fail the query, not be fetched again.
+                byte[] ipc = lz4 ? _lz4FrameDecoder(body) : body;
+                ArrowStreamContents contents = ArrowIpcReader.ReadStream(ipc);
+                long rows = contents.Batches.Sum(b => (long)b.Length);
+                if (rows != link.RowCount)
+                {
+                    throw new InvalidOperationException($"File at row {link.StartRowOffset} says {link.RowCount} rows, holds {rows}.");
+                }
+
+                outcome.Batches.AddRange(contents.Batches);
+                return;
+            }
+
+            throw new CloudFetchDownloadException($"Failed to download file at row {link.StartRowOffset} after {MaxDownloadAttempts} attempts: {last?.Message}", last);
+        }
+
+        private async Task<TSparkArrowResultLink?> RefreshAsync(QueryOutcome outcome, TSparkArrowResultLink link, CancellationToken cancellationToken)
+        {
+            outcome.Refreshes++;
+            TFetchResultsResp response = await _client.FetchResultsAsync(outcome.Operation, 1, link.StartRowOffset, null, cancellationToken).ConfigureAwait(false);
+            if (response.Status.StatusCode != TStatusCode.Success)
+            {
+                return null;
+            }
+
+            TSparkArrowResultLink? fresh = response.Results?.ResultLinks?.FirstOrDefault(l => l.StartRowOffset == link.StartRowOffset);
+            if (fresh != null)
+            {
+                outcome.Links.Add(fresh);
+            }
+
+            return fresh;
+        }
+
+        private static void ThrowIfError(TStatus status, string method)
+        {
+            if (status.StatusCode is not (TStatusCode.Success or TStatusCode.SuccessWithInfo))
+            {
+                throw new ThriftStatusException(method, status);
+            }
+        }
+    }
+
+    public sealed class CloudFetchDownloadException : Exception
+    {
+        public CloudFetchDownloadException(string message, Exception? inner)
+            : base(message, inner)
+        {
+        }
+    }
+
+    /// <summary>A TStatus ERROR reply (what the driver raises as HiveServer2Exception).</summary>
+    public sealed class ThriftStatusException : Exception
+    {
+        public ThriftStatusException(string method, TStatus status)
+            : base($"{method} returned {status.StatusCode}: {status.ErrorMessage} (SQLSTATE {status.SqlState})")
+        {
+            Status = status;
+        }
+
+        public TStatus Status { get; }
+    }
+}

@@ -1,0 +1,158 @@
+using System;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Net.Http.Headers;
+using System.Threading;
+using System.Threading.Tasks;
+using MockDatabricks.Protocol.Cli;
+using MockDatabricks.Protocol.Thrift;
+
+namespace MockDatabricks.Testing
+{
+    /// <summary>A non-2xx reply to a Thrift POST (what the driver's transport would turn into a TTransportException).</summary>
+    public sealed class ThriftHttpException : Exception
+    {
+        public ThriftHttpException(HttpStatusCode status, string? serverMessage, string body)
+            : base($"Thrift call failed with HTTP {(int)status}: {serverMessage ?? body}")
+        {
+            StatusCode = status;
+            ServerMessage = serverMessage;
+        }
+
+        public HttpStatusCode StatusCode { get; }
+
+        public string? ServerMessage { get; }
+    }
+
+    /// <summary>Options of an ExecuteStatement call, defaulting to what the driver sends.</summary>
+    public sealed record ExecuteOptions
+    {
+        public bool DirectResults { get; init; } = true;
+
+        public long DirectMaxRows { get; init; } = 500_000;
+
+        public long DirectMaxBytes { get; init; } = 10 * 1024 * 1024;
+
+        public bool CanDownloadResult { get; init; } = true;
+
+        public bool CanDecompressLz4 { get; init; } = true;
+
+        public long MaxBytesPerFile { get; init; } = 20 * 1024 * 1024;
+    }
+
+    /// <summary>
+    /// A TCLIService client over HTTP built on the shared protocol code: one Thrift binary message per POST with a
+    /// bearer token, plus a separate unauthenticated HttpClient for CloudFetch downloads, like the driver.
+    /// </summary>
+    public sealed class MockDatabricksClient : IDisposable
+    {
+        private readonly HttpClient _rpc;
+        private readonly HttpClient _downloads;
+        private readonly Uri _endpoint;
+        private int _sequenceId;
+
+        public MockDatabricksClient(Uri warehouseUrl, string token)
+        {
+            _endpoint = warehouseUrl;
+            _rpc = new HttpClient { Timeout = TimeSpan.FromMinutes(5) };
+            _rpc.DefaultRequestHeaders.Authorization = new AuthenticationHeaderValue("Bearer", token);
+            _downloads = new HttpClient { Timeout = TimeSpan.FromMinutes(5) };
+        }
+
+        public static MockDatabricksClient For(MockServerHandle server, string? token = null) => new MockDatabricksClient(server.WarehouseUrl(), token ?? server.Token);
+
+        public async Task<T> CallAsync<T>(string method, IThriftStruct request, Func<ThriftReader, T> readResponse, CancellationToken cancellationToken = default)
+            where T : class
+        {
+            byte[] body = ThriftMessages.EncodeCall(method, Interlocked.Increment(ref _sequenceId), request);
+            return ThriftMessages.DecodeReply(await PostRawAsync(body, cancellationToken).ConfigureAwait(false), method, readResponse);
+        }
+
+        /// <summary>Posts arbitrary bytes to the Thrift endpoint (for malformed-request tests); throws <see cref="ThriftHttpException"/> on non-2xx.</summary>
+        public async Task<byte[]> PostRawAsync(byte[] body, CancellationToken cancellationToken = default)
+        {
+            using var content = new ByteArrayContent(body);
+            content.Headers.ContentType = new MediaTypeHeaderValue("application/x-thrift");
+            using HttpResponseMessage response = await _rpc.PostAsync(_endpoint, content, cancellationToken).ConfigureAwait(false);
+            byte[] reply = await response.Content.ReadAsByteArrayAsync(cancellationToken).ConfigureAwait(false);
+            if (!response.IsSuccessStatusCode)
+            {
+                string? message = response.Headers.TryGetValues("x-thriftserver-error-message", out var values) ? values.FirstOrDefault() : null;
+                throw new ThriftHttpException(response.StatusCode, message, System.Text.Encoding.UTF8.GetString(reply));
+            }
+
+            return reply;
+        }
+
+        public Task<TOpenSessionResp> OpenSessionAsync(CancellationToken cancellationToken = default) =>
+            CallAsync("OpenSession", new TOpenSessionReq
+            {
+                ClientProtocol = TProtocolVersion.SparkV7,
+                ClientProtocolI64 = TProtocolVersion.SparkV7,
+                CanUseMultipleCatalogs = true,
+                InitialNamespace = new TNamespace { SchemaName = "default" },
+                Configuration = new() { ["spark.thriftserver.arrowBasedRowSet.timestampAsString"] = "false" },
+            }, TOpenSessionResp.Read, cancellationToken);
+
+        public Task<TExecuteStatementResp> ExecuteStatementAsync(TSessionHandle session, string statement, ExecuteOptions? options = null, CancellationToken cancellationToken = default)
+        {
+            options ??= new ExecuteOptions();
+            return CallAsync("ExecuteStatement", new TExecuteStatementReq
+            {
+                SessionHandle = session,
+                Statement = statement,
+                RunAsync = true,
+                QueryTimeout = 10800,
+                GetDirectResults = options.DirectResults ? new TSparkGetDirectResults { MaxRows = options.DirectMaxRows, MaxBytes = options.DirectMaxBytes } : null,
+                CanReadArrowResult = true,
+                CanDownloadResult = options.CanDownloadResult,
+                CanDecompressLZ4Result = options.CanDecompressLz4,
+                MaxBytesPerFile = options.MaxBytesPerFile,
+                UseArrowNativeTypes = new TSparkArrowTypes { TimestampAsArrow = true, DecimalAsArrow = true, ComplexTypesAsArrow = false, IntervalTypesAsArrow = false },
+            }, TExecuteStatementResp.Read, cancellationToken);
+        }
+
+        public Task<TGetOperationStatusResp> GetOperationStatusAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
+            CallAsync("GetOperationStatus", new TGetOperationStatusReq { OperationHandle = operation }, TGetOperationStatusResp.Read, cancellationToken);
+
+        public Task<TGetResultSetMetadataResp> GetResultSetMetadataAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
+            CallAsync("GetResultSetMetadata", new TGetResultSetMetadataReq { OperationHandle = operation }, TGetResultSetMetadataResp.Read, cancellationToken);
+
+        public Task<TFetchResultsResp> FetchResultsAsync(TOperationHandle operation, long maxRows, long? startRowOffset = null, long? maxBytes = null, CancellationToken cancellationToken = default) =>
+            CallAsync("FetchResults", new TFetchResultsReq
+            {
+                OperationHandle = operation,
+                Orientation = TFetchOrientation.FetchNext,
+                MaxRows = maxRows,
+                StartRowOffset = startRowOffset,
+                MaxBytes = maxBytes,
+            }, TFetchResultsResp.Read, cancellationToken);
+
+        public Task<TCloseOperationResp> CloseOperationAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
+            CallAsync("CloseOperation", new TCloseOperationReq { OperationHandle = operation }, TCloseOperationResp.Read, cancellationToken);
+
+        public Task<TCancelOperationResp> CancelOperationAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
+            CallAsync("CancelOperation", new TCancelOperationReq { OperationHandle = operation }, TCancelOperationResp.Read, cancellationToken);
+
+        public Task<TCloseSessionResp> CloseSessionAsync(TSessionHandle session, CancellationToken cancellationToken = default) =>
+            CallAsync("CloseSession", new TCloseSessionReq { SessionHandle = session }, TCloseSessionResp.Read, cancellationToken);
+
+        public Task<TGetInfoResp> GetInfoAsync(TSessionHandle session, int infoType, CancellationToken cancellationToken = default) =>
+            CallAsync("GetInfo", new TGetInfoReq { SessionHandle = session, InfoType = infoType }, TGetInfoResp.Read, cancellationToken);
+
+        /// <summary>GETs a CloudFetch link (no auth header) and returns the whole body; throws HttpRequestException (with StatusCode) or IOException.</summary>
+        public async Task<byte[]> DownloadAsync(string fileLink, CancellationToken cancellationToken = default)
+        {
+            using HttpResponseMessage response = await _downloads.GetAsync(fileLink, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+            response.EnsureSuccessStatusCode();
+            return await response.Content.ReadAsByteArrayAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        public void Dispose()
+        {
+            _rpc.Dispose();
+            _downloads.Dispose();
+        }
+    }
+}

@@ -1,0 +1,194 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Threading.Tasks;
+using Lz4Reference;
+using MockDatabricks.Protocol.Cli;
+using MockDatabricks.Protocol.Data;
+using MockDatabricks.Testing;
+using Xunit;
+
+namespace MockDatabricks.Tests.Server
+{
+    /// <summary>Download and RPC faults, as a driver-like client observes them.</summary>
+    [Collection(MockServerCollection.Name)]
+    public class FaultTests
+    {
+        private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 8_000, Seed = 21, RowsPerFile = 2_000 };
+        private readonly MockServerFixture _fixture;
+
+        public FaultTests(MockServerFixture fixture)
+        {
+            _fixture = fixture;
+        }
+
+        [Fact]
+        public async Task ExpiredLink_IsRefreshedWithMaxRowsOne_AndTheFreshLinkServesTheFile()
+        {
+            (QueryOutcome outcome, List<JournalEntry> journal) = await RunAsync("faults='expired files=1'");
+
+            Assert.Equal(1, outcome.Refreshes);
+            TSparkArrowResultLink[] file1 = outcome.Links.Where(l => l.StartRowOffset == 2_000).ToArray();
+            Assert.Equal(2, file1.Length);
+            Assert.True(file1[0].ExpiryTime < DateTimeOffset.UtcNow.ToUnixTimeMilliseconds());
+            Assert.True(file1[1].ExpiryTime > DateTimeOffset.UtcNow.AddMinutes(30).ToUnixTimeMilliseconds());
+            Assert.NotEqual(file1[0].FileLink, file1[1].FileLink);
+            JournalEntry refresh = Assert.Single(journal, e => e.Method == "FetchResults");
+            Assert.Equal(1, refresh.MaxRows);
+            Assert.Equal(2_000, refresh.StartRowOffset);
+            Assert.Equal(4, journal.Count(e => e.Kind == "download" && e.Outcome == "ok"));
+        }
+
+        [Fact]
+        public async Task ExpiredLinkUsedAnyway_Gets403_ThenRefreshWorks()
+        {
+            // A client that skips the expiry check meets cloud storage's answer: 403.
+            using MockDatabricksClient client = _fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, faults='expired files=0'"));
+            TSparkArrowResultLink stale = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0];
+
+            var error = await Assert.ThrowsAsync<HttpRequestException>(() => client.DownloadAsync(stale.FileLink));
+            TFetchResultsResp refreshed = await client.FetchResultsAsync(executed.OperationHandle!, 1, stale.StartRowOffset);
+            byte[] file = await client.DownloadAsync(Assert.Single(refreshed.Results!.ResultLinks!).FileLink);
+
+            Assert.Equal(HttpStatusCode.Forbidden, error.StatusCode);
+            Assert.Equal(stale.BytesNum, file.Length);
+        }
+
+        [Fact]
+        public async Task Http403_TriggersRefreshThenSucceeds()
+        {
+            (QueryOutcome outcome, List<JournalEntry> journal) = await RunAsync("faults='http403 files=0'");
+
+            Assert.Equal(1, outcome.Refreshes);
+            Assert.Equal(
+                new[] { "download:0:http403", "rpc:FetchResults", "download:0:ok", "download:1:ok", "download:2:ok", "download:3:ok" },
+                journal.Where(e => e.Method != "ExecuteStatement" && e.Method != "CloseOperation").Select(Describe));
+        }
+
+        [Fact]
+        public async Task Http404And503_AreRetried_ThenSucceed()
+        {
+            (QueryOutcome outcome, List<JournalEntry> journal) = await RunAsync("faults='http404 files=0; http503 files=2 times=2'");
+
+            Assert.Equal(0, outcome.Refreshes);
+            Assert.Equal(new[] { "http404", "ok" }, journal.Where(e => e.File == 0).Select(e => e.Outcome));
+            Assert.Equal(new[] { "http503", "http503", "ok" }, journal.Where(e => e.File == 2).Select(e => e.Outcome));
+        }
+
+        [Fact]
+        public async Task PersistentHttp500_FailsAfterThreeAttempts_WithAClearError()
+        {
+            CloudFetchDownloadException error = await Assert.ThrowsAsync<CloudFetchDownloadException>(() => RunAsync("faults='http500 files=1 times=always'"));
+
+            Assert.Contains("after 3 attempts", error.Message);
+            Assert.Equal(HttpStatusCode.InternalServerError, Assert.IsType<HttpRequestException>(error.InnerException).StatusCode);
+        }
+
+        [Theory]
+        [InlineData("truncate")]
+        [InlineData("reset")]
+        public async Task BrokenBodies_AreSeenByTheClient_AndRetried(string kind)
+        {
+            (QueryOutcome outcome, List<JournalEntry> journal) = await RunAsync($"faults='{kind} files=0 at=0.3'");
+
+            Assert.Equal(new[] { kind == "truncate" ? "truncated" : "reset", "ok" }, journal.Where(e => e.File == 0).Select(e => e.Outcome));
+            Assert.Equal(5, outcome.DownloadAttempts);
+        }
+
+        [Theory]
+        [InlineData("truncate")]
+        [InlineData("reset")]
+        public async Task BrokenBodies_FailAPlainHttpClient(string kind)
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, $"mode=cloudfetch, faults='{kind} files=0 times=always'"));
+            string link = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0].FileLink;
+
+            using var http = new HttpClient();
+            Exception error = await Assert.ThrowsAnyAsync<Exception>(async () =>
+            {
+                using HttpResponseMessage response = await http.GetAsync(link, HttpCompletionOption.ResponseHeadersRead);
+                await response.Content.ReadAsByteArrayAsync();
+            });
+
+            Assert.True(error is HttpRequestException or IOException, error.ToString());
+        }
+
+        [Theory]
+        [InlineData("offset", "")]
+        [InlineData("magic", "")]
+        [InlineData("checksum", ", lz4_content_checksum=true")]
+        public async Task CorruptLz4_IsRejectedByTheReferenceDecoder_NotReturnedAsRows(string mode, string options)
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+
+            Exception error = await Assert.ThrowsAnyAsync<Exception>(() =>
+                MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(s_spec, $"mode=cloudfetch, faults='corrupt_lz4 files=2 mode={mode}'{options}")));
+
+            Assert.IsNotType<CloudFetchDownloadException>(error);
+            Assert.Contains("LZ4", error.GetType().Name + error.Message, StringComparison.OrdinalIgnoreCase);
+        }
+
+        [Fact]
+        public async Task SlowAndThrottledBodies_StillDeliverEveryValue()
+        {
+            (QueryOutcome outcome, List<JournalEntry> journal) = await RunAsync("faults='slow files=0 delay_ms=300; throttle files=1 bps=4000000'");
+
+            Assert.Equal(new[] { "slow" }, journal.Where(e => e.File == 0).Select(e => e.Outcome));
+            Assert.Equal(new[] { "throttled" }, journal.Where(e => e.File == 1).Select(e => e.Outcome));
+            Assert.Equal(s_spec.Rows, outcome.RowCount);
+        }
+
+        [Fact]
+        public async Task RpcError_OnMetadata_SurfacesAsAThriftError()
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+
+            ThriftStatusException error = await Assert.ThrowsAsync<ThriftStatusException>(() =>
+                MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(s_spec, "faults='rpc_error method=FetchResults message=warehouse_is_sad'"), new ExecuteOptions { DirectResults = false }));
+
+            Assert.Equal(TStatusCode.Error, error.Status.StatusCode);
+            Assert.Equal("warehouse is sad", error.Status.ErrorMessage);
+        }
+
+        [Fact]
+        public async Task AdminFaults_OneShotIsConsumed_PersistentStaysUntilCleared()
+        {
+            string tag = "admin-" + Guid.NewGuid().ToString("N");
+            Assert.Equal(HttpStatusCode.Created, (await _fixture.Admin.AddFaultAsync("http503 files=0", tag: tag)).StatusCode);
+            Assert.Equal(HttpStatusCode.BadRequest, (await _fixture.Admin.AddFaultAsync("no_such_fault")).StatusCode);
+
+            (_, List<JournalEntry> first) = await RunAsync($"tag={tag}");
+            (_, List<JournalEntry> second) = await RunAsync($"tag={tag}");
+
+            Assert.Equal(new[] { "http503", "ok" }, first.Where(e => e.File == 0).Select(e => e.Outcome));
+            Assert.Equal(new[] { "ok" }, second.Where(e => e.File == 0).Select(e => e.Outcome));
+
+            await _fixture.Admin.AddFaultAsync("http503 files=3", persistent: true, tag: tag);
+            await Assert.ThrowsAsync<CloudFetchDownloadException>(() => RunAsync($"tag={tag}"));
+            await _fixture.Admin.ClearFaultsAsync();
+            (QueryOutcome recovered, _) = await RunAsync($"tag={tag}");
+            Assert.Equal(s_spec.Rows, recovered.RowCount);
+        }
+
+        private async Task<(QueryOutcome Outcome, List<JournalEntry> Journal)> RunAsync(string options)
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, " + options));
+            Assert.Equal(s_spec.Rows, ResultVerifier.VerifyAllValues(outcome.Batches, s_spec));
+            return (outcome, await _fixture.Admin.JournalAsync(operation: outcome.OperationId));
+        }
+
+        private static string Describe(JournalEntry entry) =>
+            entry.Kind == "download" ? $"download:{entry.File}:{entry.Outcome}" : $"rpc:{entry.Method}";
+    }
+}

@@ -1,0 +1,180 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Net.Http.Headers;
+using System.Threading.Tasks;
+using MockDatabricks.Protocol.Cli;
+using MockDatabricks.Protocol.Data;
+using MockDatabricks.Protocol.Thrift;
+using MockDatabricks.Testing;
+using Xunit;
+
+namespace MockDatabricks.Tests.Server
+{
+    /// <summary>Authentication, malformed requests and unknown statements: clear errors, and the server keeps serving.</summary>
+    [Collection(MockServerCollection.Name)]
+    public class ProtocolErrorTests
+    {
+        private readonly MockServerFixture _fixture;
+
+        public ProtocolErrorTests(MockServerFixture fixture)
+        {
+            _fixture = fixture;
+        }
+
+        [Theory]
+        [InlineData("wrong-token")]
+        [InlineData("")]
+        public async Task WrongOrMissingToken_Gets401(string token)
+        {
+            using var client = new MockDatabricksClient(_fixture.Server.WarehouseUrl(), token);
+
+            ThriftHttpException error = await Assert.ThrowsAsync<ThriftHttpException>(() => client.OpenSessionAsync());
+
+            Assert.Equal(HttpStatusCode.Unauthorized, error.StatusCode);
+            await AssertStillServingAsync();
+        }
+
+        [Fact]
+        public async Task GarbageBody_Gets400WithAReason()
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+
+            ThriftHttpException error = await Assert.ThrowsAsync<ThriftHttpException>(() => client.PostRawAsync(new byte[] { 1, 2, 3, 4, 5, 6, 7 }));
+
+            Assert.Equal(HttpStatusCode.BadRequest, error.StatusCode);
+            Assert.Contains("Thrift", error.ServerMessage);
+            await AssertStillServingAsync();
+        }
+
+        [Fact]
+        public async Task UnknownMethod_GetsTApplicationException()
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+
+            ThriftApplicationException error = await Assert.ThrowsAsync<ThriftApplicationException>(() =>
+                client.CallAsync("GetTables", new TCloseOperationReq(), TCloseOperationResp.Read));
+
+            Assert.Equal(ThriftApplicationErrorType.UnknownMethod, error.Type);
+            Assert.Contains("GetTables", error.Message);
+            await AssertStillServingAsync();
+        }
+
+        [Fact]
+        public async Task MissingRequiredField_GetsProtocolError()
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+            var writer = new ThriftWriter();
+            writer.WriteMessageBegin("ExecuteStatement", ThriftMessageType.Call, 7);
+            writer.WriteFieldBegin(ThriftType.Struct, 1);
+            writer.WriteStringField(2, "SELECT 1"); // statement without the required sessionHandle
+            writer.WriteFieldStop();
+            writer.WriteFieldStop();
+
+            byte[] reply = await client.PostRawAsync(writer.ToArray());
+            ThriftApplicationException error = Assert.Throws<ThriftApplicationException>(() =>
+                ThriftMessages.DecodeReply(reply, "ExecuteStatement", TExecuteStatementResp.Read));
+
+            Assert.Equal(ThriftApplicationErrorType.ProtocolError, error.Type);
+            Assert.Contains("sessionHandle", error.Message);
+            await AssertStillServingAsync();
+        }
+
+        [Fact]
+        public async Task TruncatedMessage_GetsProtocolError()
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+            byte[] call = ThriftMessages.EncodeCall("OpenSession", 1, new TOpenSessionReq { ClientProtocol = TProtocolVersion.SparkV7, InitialNamespace = new TNamespace { SchemaName = "x" } });
+
+            byte[] reply = await client.PostRawAsync(call.AsSpan(0, call.Length - 6).ToArray());
+
+            Assert.Equal(ThriftApplicationErrorType.ProtocolError,
+                Assert.Throws<ThriftApplicationException>(() => ThriftMessages.DecodeReply(reply, "OpenSession", TOpenSessionResp.Read)).Type);
+            await AssertStillServingAsync();
+        }
+
+        [Theory]
+        [InlineData("SELECT * FROM real_table")]
+        [InlineData("SELECT * FROM mock.data WITH (rows=ten)")]
+        [InlineData("SELECT * FROM mock.data WITH (faults='explode')")]
+        [InlineData("SELECT * FROM mock.nope")]
+        public async Task UnknownStatement_GetsErrorStatusWithTheGrammar(string statement)
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+
+            TExecuteStatementResp response = await client.ExecuteStatementAsync(session, statement);
+
+            Assert.Equal(TStatusCode.Error, response.Status.StatusCode);
+            Assert.Equal("42601", response.Status.SqlState);
+            Assert.False(string.IsNullOrWhiteSpace(response.Status.ErrorMessage));
+            await AssertStillServingAsync();
+        }
+
+        [Fact]
+        public async Task UnknownHandles_GetInvalidHandleStatus()
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+            var stranger = new TOperationHandle { OperationId = THandleIdentifier.CreateRandom() };
+
+            TGetOperationStatusResp status = await client.GetOperationStatusAsync(stranger);
+            TFetchResultsResp fetch = await client.FetchResultsAsync(stranger, 100);
+            TExecuteStatementResp executed = await client.ExecuteStatementAsync(new TSessionHandle { SessionId = THandleIdentifier.CreateRandom() }, "SELECT 1");
+
+            Assert.Equal(TStatusCode.InvalidHandle, status.Status.StatusCode);
+            Assert.Equal(TStatusCode.InvalidHandle, fetch.Status.StatusCode);
+            Assert.NotNull(fetch.Results);
+            Assert.Equal(TStatusCode.InvalidHandle, executed.Status.StatusCode);
+        }
+
+        [Fact]
+        public async Task ForwardedHost_IsUsedForCloudFetchLinks()
+        {
+            // Behind a port mapping the client reaches the server at another address: links must follow it.
+            var spec = new DatasetSpec { Rows = 2_000, RowsPerFile = 1_000 };
+            using MockDatabricksClient client = _fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            byte[] call = ThriftMessages.EncodeCall("ExecuteStatement", 1, new TExecuteStatementReq
+            {
+                SessionHandle = session,
+                Statement = MockSql.Select(spec, "mode=cloudfetch"),
+                GetDirectResults = new TSparkGetDirectResults { MaxRows = 100_000 },
+                CanDownloadResult = true,
+            });
+            using var http = new HttpClient();
+            using var request = new HttpRequestMessage(HttpMethod.Post, _fixture.Server.WarehouseUrl()) { Content = new ByteArrayContent(call) };
+            request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", _fixture.Server.Token);
+            request.Headers.Add("X-Forwarded-Host", "warehouse.example:18080");
+            request.Headers.Add("X-Forwarded-Proto", "https");
+
+            using HttpResponseMessage response = await http.SendAsync(request);
+            TExecuteStatementResp executed = ThriftMessages.DecodeReply(await response.Content.ReadAsByteArrayAsync(), "ExecuteStatement", TExecuteStatementResp.Read);
+
+            Assert.All(executed.DirectResults!.ResultSet!.Results!.ResultLinks!, link => Assert.StartsWith("https://warehouse.example:18080/cloudfetch/", link.FileLink));
+        }
+
+        [Fact]
+        public async Task AdminApi_ListsDatasetsAndOperations()
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            await MockServerFixture.NewReader(client).RunAsync(session, "SELECT * FROM mock.many_files WITH (rows=10000)");
+
+            using var datasets = await _fixture.Admin.GetJsonAsync("/admin/datasets");
+            using var operations = await _fixture.Admin.GetJsonAsync("/admin/operations");
+
+            Assert.Contains(datasets.RootElement.GetProperty("datasets").EnumerateArray(), d => d.GetProperty("rows").GetInt64() == 10_000 && d.GetProperty("files").GetInt32() == 2);
+            Assert.Contains(operations.RootElement.GetProperty("operations").EnumerateArray(), o => o.GetProperty("statement").GetString()!.Contains("many_files"));
+        }
+
+        private async Task AssertStillServingAsync()
+        {
+            using MockDatabricksClient client = _fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, "SELECT 1");
+            Assert.Equal(1, outcome.RowCount);
+        }
+    }
+}
