@@ -188,9 +188,11 @@ namespace DbxMem.PatchTool.Tests
             ToolResult forced = fake.Tool("apply", "--force");
 
             Assert.True(forced.ExitCode == 0, forced.ToString());
-            Assert.Contains("saved as stash", forced.Stderr);
+            Assert.Contains("--force: set aside 2 uncommitted change(s) as stash", forced.Stderr);
             Assert.Contains("dbxmem patch apply --force", fake.Git("stash", "list"));
             Assert.Contains("// local edit", fake.Git("stash", "show", "-p", "stash@{0}"));
+            Assert.Equal(FakeAdbc.DriverDir + "/Untracked.cs", fake.Git("show", "--name-only", "--format=", "stash@{0}^3"));
+            Assert.False(File.Exists(Path.Combine(fake.Checkout, FakeAdbc.DriverDir, "Untracked.cs")));
             Assert.DoesNotContain("// local edit", fake.ReadFile(FakeAdbc.ConnectionFile));
             Assert.True(File.Exists(Path.Combine(fake.Checkout, "notes.txt")));
             Assert.Equal(3, int.Parse(fake.Git("rev-list", "--count", fake.BaseCommit + "..HEAD"), CultureInfo.InvariantCulture));

@@ -40,7 +40,7 @@ namespace DbxMem.PatchTool
                 "and the error names the patch and the files.",
                 new[]
                 {
-                    new OptionSpec("force", false, "set uncommitted changes aside first (saved as a git stash entry)"),
+                    new OptionSpec("force", false, "move uncommitted changes into a git stash entry first"),
                     new OptionSpec("3way", false, "let git am fall back to a 3-way merge, and stop at a conflict for you to resolve (rebasing)"),
                 },
                 ApplyCommand.Run),
@@ -68,7 +68,7 @@ namespace DbxMem.PatchTool
                 "return the checkout to the recorded base commit",
                 "git reset --hard to the recorded base and removes the provenance. Refuses when that would lose work\n" +
                 "(uncommitted changes, commits made after apply, a git am session) unless --force.",
-                new[] { new OptionSpec("force", false, "discard that work (uncommitted changes are saved as a git stash entry first)") },
+                new[] { new OptionSpec("force", false, "discard that work (uncommitted changes are moved into a git stash entry first)") },
                 RevertCommand.Run),
             new CommandInfo(
                 "export",
@@ -88,6 +88,7 @@ namespace DbxMem.PatchTool
                     new OptionSpec("configuration", true, "build configuration (default: Release)", alias: "c", valueName: "CONFIG"),
                     new OptionSpec("framework", true, "build only these targets (comma-separated)", alias: "f", valueName: "TFM"),
                     new OptionSpec("allow-unpatched", false, "build a checkout that is not patched (the stock driver of a supported base)"),
+                    new OptionSpec("property", true, "an MSBuild property for restore and build, repeatable (e.g. -p NuGetAudit=false)", alias: "p", valueName: "NAME=VALUE"),
                 },
                 BuildCommand.Run),
             new CommandInfo(
@@ -100,6 +101,7 @@ namespace DbxMem.PatchTool
                     new OptionSpec("version-suffix", true, "NuGet version suffix (default: dbxmem.<series version>)", valueName: "SUFFIX"),
                     new OptionSpec("output", true, "folder for the packages (default: ./dbxmem-packages)", alias: "o", valueName: "DIR"),
                     new OptionSpec("configuration", true, "build configuration (default: Release)", alias: "c", valueName: "CONFIG"),
+                    new OptionSpec("property", true, "an MSBuild property for pack, repeatable (e.g. -p NuGetAudit=false)", alias: "p", valueName: "NAME=VALUE"),
                 },
                 PackCommand.Run),
         };

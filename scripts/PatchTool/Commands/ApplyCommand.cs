@@ -181,11 +181,11 @@ namespace DbxMem.PatchTool.Commands
                     "commit or stash them, or pass --force to set them aside (they are saved as a git stash entry first)");
             }
 
-            string? backup = checkout.BackupUncommittedChanges("dbxmem patch apply --force: uncommitted changes before apply");
+            string? backup = checkout.StashChanges("dbxmem patch apply --force: uncommitted changes before apply", changes);
+            // The stash took the listed paths; a reset catches anything it could not (e.g. the source side of a staged rename).
             checkout.Git.Checked("reset", "--hard", "--quiet", "HEAD");
-            checkout.Git.Checked("clean", "-fdq", "--", baseInfo.DriverDir);
             context.Warn($"--force: set aside {changes.Count} uncommitted change(s)" +
-                (backup == null ? " (untracked files only, deleted)." : $"; tracked changes are saved as stash {backup.Substring(0, 12)} (`git stash list`; restore with `git stash apply {backup.Substring(0, 12)}`)."));
+                (backup == null ? "." : $" as stash {backup.Substring(0, 12)} (`git stash list`; restore with `git stash apply {backup.Substring(0, 12)}`)."));
         }
 
         private static int Failed(ToolContext context, AdbcCheckout checkout, BaseInfo baseInfo, SeriesDefinition series, SeriesApplier.AmResult am, bool threeWay)

@@ -14,22 +14,23 @@ namespace DbxMem.PatchTool.Commands
             string configuration = context.CommandLine.Value("configuration") ?? "Release";
             DriverProject driver = DriverProject.Resolve(context, context.CommandLine.Has("allow-unpatched"));
             Dotnet dotnet = Dotnet.Locate(context.Environment, driver.Checkout.Root);
-            IReadOnlyList<string> frameworks = SelectFrameworks(context, dotnet.Evaluate(driver.ProjectPath).Frameworks);
+            IReadOnlyList<string> properties = MsBuildProperties(context);
+            IReadOnlyList<string> frameworks = SelectFrameworks(context, dotnet.Evaluate(driver.ProjectPath, properties.ToArray()).Frameworks);
             string relative = Path.GetRelativePath(driver.Checkout.Root, driver.ProjectPath).Replace('\\', '/');
             context.Info($"Building {relative} ({configuration}) for {string.Join(", ", frameworks)}: " +
                 (driver.Provenance == null ? $"UNPATCHED {driver.BaseTag}" : $"{driver.BaseTag} + series {driver.Provenance.SeriesVersion}"));
 
-            ProcessResult restore = dotnet.Restore(driver.ProjectPath, Array.Empty<string>());
+            ProcessResult restore = dotnet.Restore(driver.ProjectPath, properties);
             if (!restore.Succeeded)
             {
                 IReadOnlyList<string> errors = Dotnet.ErrorLines(restore);
                 throw new ToolException(
                     ExitCodes.BuildFailed,
                     $"dotnet restore failed for {relative}:\n    " + string.Join("\n    ", (errors.Count > 0 ? errors : new[] { Git.FirstLines(restore.Stdout + restore.Stderr, 12) }).Take(12)),
-                    "NU1101/NU1102 mean a package source lacks a package: check your NuGet sources (`dotnet nuget list source`) or network");
+                    "NU1101/NU1102/NU1603 mean a package source lacks a package or version: check your NuGet sources (`dotnet nuget list source`) or network; `-p NAME=VALUE` passes MSBuild properties");
             }
 
-            var results = BuildEach(dotnet, driver.ProjectPath, configuration, frameworks, Array.Empty<string>());
+            var results = BuildEach(dotnet, driver.ProjectPath, configuration, frameworks, properties);
             PrintResults(context, driver.Checkout.Root, results);
             int failed = results.Count(r => !r.Succeeded);
             if (failed > 0)
@@ -61,6 +62,24 @@ namespace DbxMem.PatchTool.Commands
             public string? Output { get; }
 
             public IReadOnlyList<string> Errors { get; }
+        }
+
+        /// <summary>--property NAME=VALUE options as -p: arguments for dotnet.</summary>
+        public static IReadOnlyList<string> MsBuildProperties(ToolContext context)
+        {
+            var properties = new List<string>();
+            foreach (string property in context.CommandLine.Values("property"))
+            {
+                int equals = property.IndexOf('=');
+                if (equals <= 0)
+                {
+                    throw new ToolException(ExitCodes.Usage, $"--property '{property}' is not NAME=VALUE.", "e.g. --property NuGetAudit=false");
+                }
+
+                properties.Add("-p:" + property);
+            }
+
+            return properties;
         }
 
         public static IReadOnlyList<string> SelectFrameworks(ToolContext context, IReadOnlyList<string> all)

@@ -30,7 +30,8 @@ namespace DbxMem.PatchTool.Commands
             Directory.CreateDirectory(output);
             Dotnet dotnet = Dotnet.Locate(context.Environment, driver.Checkout.Root);
             string suffixProperty = "-p:VersionSuffix=" + suffix;
-            IReadOnlyList<(string Project, ProjectEvaluation Evaluation)> projects = ProjectClosure(dotnet, driver.ProjectPath, suffixProperty);
+            IReadOnlyList<string> properties = BuildCommand.MsBuildProperties(context);
+            IReadOnlyList<(string Project, ProjectEvaluation Evaluation)> projects = ProjectClosure(dotnet, driver.ProjectPath, properties.Append(suffixProperty).ToArray());
             IReadOnlyList<string> frameworks = projects[0].Evaluation.Frameworks;
             context.Info($"Packing {projects.Count} project(s) with version suffix '{suffix}' ({configuration}) into {output}");
 
@@ -44,7 +45,7 @@ namespace DbxMem.PatchTool.Commands
                     continue;
                 }
 
-                ProcessResult pack = dotnet.Pack(project, configuration, output, new[] { suffixProperty });
+                ProcessResult pack = dotnet.Pack(project, configuration, output, properties.Append(suffixProperty));
                 if (!pack.Succeeded)
                 {
                     IReadOnlyList<string> errors = Dotnet.ErrorLines(pack);
@@ -101,7 +102,7 @@ namespace DbxMem.PatchTool.Commands
         }
 
         /// <summary>The driver project first, then every project it references, transitively, each once, with its evaluation.</summary>
-        private static IReadOnlyList<(string Project, ProjectEvaluation Evaluation)> ProjectClosure(Dotnet dotnet, string root, string suffixProperty)
+        private static IReadOnlyList<(string Project, ProjectEvaluation Evaluation)> ProjectClosure(Dotnet dotnet, string root, string[] properties)
         {
             var ordered = new List<(string, ProjectEvaluation)>();
             var seen = new HashSet<string>(OperatingSystem.IsWindows() ? StringComparer.OrdinalIgnoreCase : StringComparer.Ordinal);
@@ -115,7 +116,7 @@ namespace DbxMem.PatchTool.Commands
                     continue;
                 }
 
-                ProjectEvaluation evaluation = dotnet.Evaluate(project, suffixProperty);
+                ProjectEvaluation evaluation = dotnet.Evaluate(project, properties);
                 ordered.Add((project, evaluation));
                 foreach (string reference in evaluation.ProjectReferences)
                 {

@@ -75,7 +75,7 @@ namespace DbxMem.PatchTool.Commands
 
             if (changes.Count > 0)
             {
-                string? backup = checkout.BackupUncommittedChanges("dbxmem patch revert --force: uncommitted changes before revert");
+                string? backup = checkout.StashChanges("dbxmem patch revert --force: uncommitted changes before revert", changes);
                 if (backup != null)
                 {
                     context.Warn($"--force: uncommitted changes saved as stash {backup.Substring(0, 12)} (restore with `git stash apply {backup.Substring(0, 12)}`).");

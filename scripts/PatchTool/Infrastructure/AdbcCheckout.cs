@@ -186,19 +186,34 @@ namespace DbxMem.PatchTool.Infrastructure
         }
 
         /// <summary>
-        /// Saves uncommitted tracked changes as a stash entry (without touching the work tree) and returns
-        /// its id, or null when there is nothing to save. --force uses it so discarded work is recoverable.
+        /// Moves the given uncommitted changes ("XY path" lines from <see cref="UncommittedChanges"/>), untracked
+        /// files included, into a stash entry, and returns its id (null if git stashed nothing). --force uses it
+        /// so that discarded work stays recoverable with `git stash apply`.
         /// </summary>
-        public string? BackupUncommittedChanges(string reason)
+        public string? StashChanges(string reason, IReadOnlyList<string> changes)
         {
-            string stash = Git.Checked(new[] { "stash", "create", reason }, extraEnvironment: ToolIdentity.AuthorAndCommitter(DateTimeOffset.UtcNow.ToString("o")));
-            if (stash.Length == 0)
+            string? before = StashHead();
+            byte[] pathspecs = System.Text.Encoding.UTF8.GetBytes(string.Join("\0", changes.Select(c => c.Substring(3))) + "\0");
+            ProcessResult result = Git.Run(
+                new[] { "stash", "push", "--include-untracked", "--quiet", "-m", reason, "--pathspec-from-file=-", "--pathspec-file-nul" },
+                ToolIdentity.AuthorAndCommitter(DateTimeOffset.UtcNow.ToString("o", System.Globalization.CultureInfo.InvariantCulture)),
+                pathspecs);
+            if (!result.Succeeded)
             {
-                return null;
+                throw new ToolException(
+                    ExitCodes.CheckoutState,
+                    $"could not set the uncommitted changes aside (git stash): {Git.FirstLines(result.Stderr + result.Stdout, 6)}",
+                    "commit or stash them yourself, then run the command again");
             }
 
-            Git.Checked("stash", "store", "-m", reason, stash);
-            return stash;
+            string? after = StashHead();
+            return after != null && after != before ? after : null;
+        }
+
+        private string? StashHead()
+        {
+            ProcessResult result = Git.Run("rev-parse", "--quiet", "--verify", "refs/stash");
+            return result.Succeeded ? result.Stdout.Trim() : null;
         }
 
         public static string FormatList(IReadOnlyList<string> items, int max = 15)

@@ -35,10 +35,10 @@ namespace DbxMem.PatchTool.Infrastructure
     /// </summary>
     internal sealed class CommandLine
     {
-        private readonly Dictionary<string, string> values;
+        private readonly Dictionary<string, List<string>> values;
         private readonly HashSet<string> flags;
 
-        private CommandLine(string? command, Dictionary<string, string> values, HashSet<string> flags, bool help)
+        private CommandLine(string? command, Dictionary<string, List<string>> values, HashSet<string> flags, bool help)
         {
             Command = command;
             this.values = values;
@@ -52,7 +52,11 @@ namespace DbxMem.PatchTool.Infrastructure
 
         public bool Has(string name) => flags.Contains(name) || values.ContainsKey(name);
 
-        public string? Value(string name) => values.TryGetValue(name, out string? v) ? v : null;
+        /// <summary>The option's value; when given more than once, the last one.</summary>
+        public string? Value(string name) => values.TryGetValue(name, out List<string>? v) ? v[^1] : null;
+
+        /// <summary>Every value of a repeatable option, in order.</summary>
+        public IReadOnlyList<string> Values(string name) => values.TryGetValue(name, out List<string>? v) ? v : (IReadOnlyList<string>)Array.Empty<string>();
 
         /// <summary>
         /// Parses <paramref name="args"/>. <paramref name="commands"/> maps each command to its own options;
@@ -89,7 +93,7 @@ namespace DbxMem.PatchTool.Infrastructure
             {
                 // "patch help apply" is "patch apply --help".
                 string? topic = args.Skip(commandIndex + 1).FirstOrDefault(a => !a.StartsWith('-'));
-                return new CommandLine(topic, new Dictionary<string, string>(), new HashSet<string>(), help: true);
+                return new CommandLine(topic, new Dictionary<string, List<string>>(), new HashSet<string>(), help: true);
             }
 
             if (command != null && !commands.ContainsKey(command))
@@ -98,7 +102,7 @@ namespace DbxMem.PatchTool.Infrastructure
             }
 
             List<OptionSpec> specs = globalOptions.Concat(command == null ? Enumerable.Empty<OptionSpec>() : commands[command]).ToList();
-            var values = new Dictionary<string, string>(StringComparer.Ordinal);
+            var values = new Dictionary<string, List<string>>(StringComparer.Ordinal);
             var flags = new HashSet<string>(StringComparer.Ordinal);
             var unexpected = new List<string>();
             bool help = false;
@@ -162,7 +166,13 @@ namespace DbxMem.PatchTool.Infrastructure
                         value = args[++i];
                     }
 
-                    values[spec.Name] = value;
+                    if (!values.TryGetValue(spec.Name, out List<string>? list))
+                    {
+                        list = new List<string>();
+                        values[spec.Name] = list;
+                    }
+
+                    list.Add(value);
                 }
                 else
                 {
