@@ -38,7 +38,9 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 
 # ---------------------------------------------------------------------------------------------- engine
 t0=$(now)
-eval "$("$repo_root/scripts/container-engine.sh" start)"
+# Two steps: `eval "$(...)"` alone would swallow a failed start (eval of nothing succeeds).
+engine_env=$("$repo_root/scripts/container-engine.sh" start) || die "no container engine (see the messages above)"
+eval "$engine_env"
 log "engine ready in $(elapsed "$t0") ($ADBC_DBX_ENGINE_KIND at $DOCKER_HOST)"
 if [ "$ADBC_DBX_ENGINE_OWNER" = own ]; then
     # Our podman service and the podman CLI share the rootful storage, so what the CLI builds the API serves.

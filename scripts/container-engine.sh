@@ -8,7 +8,9 @@
 #   scripts/container-engine.sh status            # exit 0 when the engine answers _ping
 #   scripts/container-engine.sh stop              # stop the podman service this script started
 #
-# `start` and `env` print only `export ...` lines on stdout; progress goes to stderr.
+# `start` and `env` print only `export ...` lines on stdout; progress goes to stderr. In scripts with
+# `set -e`, prefer `engine_env=$(scripts/container-engine.sh start) && eval "$engine_env"`: a failed
+# start inside `eval "$(...)"` goes unnoticed, since eval of nothing succeeds.
 #
 # Why podman and not dockerd: podman's Docker-compatible API serves our Docker client, docker-compose
 # and Testcontainers alike, runs without a daemon of its own, and needs no /etc edits. What these hosts
