@@ -148,6 +148,24 @@ public sealed class MockServerContainerTests
         Assert.Equal(expectedDefault, MockServerContainer.ResolveImage(""));
     }
 
+    [Fact]
+    public void TokenAndCacheSettingsAreForwardedButNotBindOrPort()
+    {
+        var environment = new Dictionary<string, string>
+        {
+            ["MOCK_DATABRICKS_TOKEN"] = "secret-token",
+            ["MOCK_DATABRICKS_CACHE_MB"] = "256",
+            ["MOCK_DATABRICKS_BIND"] = "127.0.0.1",
+            ["MOCK_DATABRICKS_PORT"] = "9999",
+        };
+
+        IReadOnlyList<string> forwarded = MockServerContainer.ForwardedEnvironment(
+            name => environment.TryGetValue(name, out string? value) ? value : null);
+
+        Assert.Equal(new[] { "MOCK_DATABRICKS_TOKEN=secret-token", "MOCK_DATABRICKS_CACHE_MB=256" }, forwarded);
+        Assert.Empty(MockServerContainer.ForwardedEnvironment(_ => null));
+    }
+
     private static DockerApiClient CreateEngine() => new(DockerEndpoint.FromEnvironment(), TimeSpan.FromSeconds(30));
 
     private static async Task AssertNoMockContainerLeftAsync(CancellationToken cancellationToken)

@@ -60,8 +60,34 @@ public sealed class MockServerContainer : IAsyncDisposable
     /// </summary>
     public static Task<MockServerContainer> StartAsync(string image, CancellationToken cancellationToken)
     {
-        return StartAsync(new MockContainerOptions(ResolveImage(image)), cancellationToken);
+        var options = new MockContainerOptions(ResolveImage(image))
+        {
+            Environment = ForwardedEnvironment(System.Environment.GetEnvironmentVariable),
+        };
+        return StartAsync(options, cancellationToken);
     }
+
+    /// <summary>
+    /// The server settings a test process may override through its own environment, passed on to the
+    /// container so that container mode behaves like a child process started from the same environment
+    /// (the test's client uses MOCK_DATABRICKS_TOKEN too). Bind address and port are not forwarded: the
+    /// image's command line fixes them to 0.0.0.0:8080.
+    /// </summary>
+    internal static IReadOnlyList<string> ForwardedEnvironment(Func<string, string?> getEnvironmentVariable)
+    {
+        var forwarded = new List<string>();
+        foreach (string name in ForwardedVariables)
+        {
+            if (getEnvironmentVariable(name) is { Length: > 0 } value)
+            {
+                forwarded.Add($"{name}={value}");
+            }
+        }
+
+        return forwarded;
+    }
+
+    internal static readonly string[] ForwardedVariables = { "MOCK_DATABRICKS_TOKEN", "MOCK_DATABRICKS_CACHE_MB" };
 
     internal static string ResolveImage(string? image)
     {
