@@ -99,8 +99,8 @@ ensure_rootfs_tarball() {
     # Downloaded .debs and apt lists are build leftovers, not runtime content.
     rm -rf "$work"/var/cache/apt/archives/*.deb "$work"/var/lib/apt/lists/* "$work"/var/log/*.log
     # The same unprivileged user as the official .NET images (uid/gid 1654, "app").
-    chroot "$work" /usr/sbin/groupadd --gid 1654 app
-    chroot "$work" /usr/sbin/useradd --uid 1654 --gid 1654 --create-home --shell /bin/sh app
+    chroot "$work" /usr/sbin/groupadd --gid 1654 app >&2
+    chroot "$work" /usr/sbin/useradd --uid 1654 --gid 1654 --create-home --shell /bin/sh app >&2
     tar --numeric-owner -C "$work" -cf "$tarball.tmp" .
     mv "$tarball.tmp" "$tarball"
     rm -rf "$work"
