@@ -9,10 +9,10 @@ public sealed class DockerEndpointTests
     [Fact]
     public void UnixDockerHostSelectsThatSocketAndLoopbackPorts()
     {
-        DockerEndpoint endpoint = Resolve(new() { ["DOCKER_HOST"] = "unix:///tmp/engine/podman.sock" }, noSockets: true);
+        DockerEndpoint endpoint = Resolve(new() { ["DOCKER_HOST"] = "unix:///run/example-engine/podman.sock" }, noSockets: true);
 
-        Assert.Equal("/tmp/engine/podman.sock", endpoint.SocketPath);
-        Assert.Equal("unix:///tmp/engine/podman.sock", endpoint.Description);
+        Assert.Equal("/run/example-engine/podman.sock", endpoint.SocketPath);
+        Assert.Equal("unix:///run/example-engine/podman.sock", endpoint.Description);
         Assert.Equal("127.0.0.1", endpoint.PublishedPortHost);
         Assert.True(endpoint.PublishesOnLoopback);
     }
