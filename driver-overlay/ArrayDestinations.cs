@@ -26,7 +26,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public ArrayDestination(int capacity)
         {
-            _buffer = capacity == 0 ? Array.Empty<byte>() : new byte[capacity];
+            _buffer = capacity == 0 ? System.Array.Empty<byte>() : new byte[capacity];
         }
 
         public override byte[] Buffer => _buffer;
@@ -56,7 +56,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public void Dispose()
         {
             byte[] buffer = _buffer;
-            _buffer = Array.Empty<byte>();
+            _buffer = System.Array.Empty<byte>();
             if (buffer.Length > 0)
             {
                 _pool.Return(buffer);

@@ -102,7 +102,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             if (minimumLength == 0)
             {
-                return Array.Empty<byte>();
+                return System.Array.Empty<byte>();
             }
 
             if (_released || minimumLength > MaxArrayLength)
@@ -172,7 +172,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             {
                 if (clearArray)
                 {
-                    Array.Clear(array, 0, array.Length);
+                    System.Array.Clear(array, 0, array.Length);
                 }
 
                 Stack<byte[]> bucket = _buckets[BucketIndex(array.Length)];
