@@ -53,6 +53,27 @@ namespace DbxMem.PatchTool.Tests
         }
 
         [Fact]
+        public void WithoutOverrides_TheRepositorysOwnPatchesFolderIsUsed_WhateverTheCurrentDirectory()
+        {
+            using var elsewhere = new TempDirectory();
+            using var stdout = new StringWriter();
+            using var stderr = new StringWriter();
+
+            int exit = Program.Run(new[] { "bases" }, stdout, stderr, null, elsewhere.Path);
+
+            // The tool walks up from its binary (artifacts/...) to the repository root, not from the current directory.
+            string root = DbxMem.PatchTool.Infrastructure.RepositoryLocator.FindRoot()!;
+            Assert.True(exit == 0, stderr.ToString());
+            Assert.True(File.Exists(Path.Combine(root, "scripts", "PatchTool", "PatchTool.csproj")));
+            Assert.Contains("Series ", stdout.ToString());
+            Assert.Contains(" in " + Path.Combine(root, "patches"), stdout.ToString());
+            foreach (string tag in new[] { "apache-arrow-adbc-21", "apache-arrow-adbc-22", "apache-arrow-adbc-23", "apache-arrow-adbc-24" })
+            {
+                Assert.Contains("\n" + tag + " ", stdout.ToString());
+            }
+        }
+
+        [Fact]
         public void UnknownCommandsAndOptions_AreUsageErrors()
         {
             using FakeAdbc fake = FakeAdbc.Create();
