@@ -38,6 +38,9 @@ namespace MockDatabricks.Testing
 
         public MockServerMode Mode { get; }
 
+        /// <summary>The server's process id in process mode (for CPU measurements), else null.</summary>
+        public int? ProcessId { get; init; }
+
         /// <summary>The Thrift endpoint for a warehouse id: the value of the driver's "uri" property.</summary>
         public Uri WarehouseUrl(string warehouse = "mock") => new Uri($"{BaseUrlText}/sql/1.0/warehouses/{warehouse}");
 

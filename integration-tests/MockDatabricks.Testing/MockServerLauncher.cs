@@ -90,7 +90,7 @@ namespace MockDatabricks.Testing
                 // Keep draining stdout so a chatty server never blocks on a full pipe.
                 _ = process.StandardOutput.BaseStream.CopyToAsync(Stream.Null, CancellationToken.None);
                 await WaitForHealthAsync(baseUrl, TimeSpan.FromSeconds(30), process, cancellationToken).ConfigureAwait(false);
-                return new MockServerHandle(baseUrl, token, MockServerMode.Process, () => StopAsync(process));
+                return new MockServerHandle(baseUrl, token, MockServerMode.Process, () => StopAsync(process)) { ProcessId = process.Id };
             }
             catch
             {
