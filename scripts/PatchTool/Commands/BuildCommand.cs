@@ -36,7 +36,9 @@ namespace DbxMem.PatchTool.Commands
             if (failed > 0)
             {
                 context.Err.WriteLine($"error: {failed} of {results.Count} target(s) failed to build.");
-                context.Err.WriteLine("hint: a failure in one target only (e.g. net472) usually means a missing reference pack: `--framework` builds the others; NETSDK1045/NETSDK1127 name what to install.");
+                context.Err.WriteLine(failed < results.Count
+                    ? "hint: a failure in one target only (e.g. net472) often means a missing reference pack (NETSDK1045/NETSDK1127 name what to install) or an API that target lacks; `--framework` builds the others."
+                    : "hint: CS errors are compile errors in the checkout: fix overlay files in driver-overlay/ or the patch commits (then `scripts/patch export`); NU/NETSDK errors are about packages or the SDK.");
                 return ExitCodes.BuildFailed;
             }
 
