@@ -1,0 +1,37 @@
+using System;
+using System.Collections.Generic;
+
+namespace Harness.Support
+{
+    /// <summary>ADBC properties that point the Databricks driver at the mock server.</summary>
+    public static class MockConnectionProperties
+    {
+        public const string DefaultToken = "mock-token";
+
+        /// <summary>
+        /// The minimal set from the protocol reference (section 1.2), plus: no 15-minute retry loop on a mock 503,
+        /// and short CloudFetch retry delays so fault scenarios finish quickly.
+        /// </summary>
+        public static Dictionary<string, string> For(Uri server, string token = DefaultToken, IReadOnlyDictionary<string, string>? extra = null)
+        {
+            var properties = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase)
+            {
+                ["uri"] = new Uri(server, "/sql/1.0/warehouses/mock").ToString(),
+                ["adbc.spark.auth_type"] = "token",
+                ["adbc.spark.token"] = token,
+                ["adbc.spark.temporarily_unavailable_retry"] = "false",
+                ["adbc.databricks.cloudfetch.retry_delay_ms"] = "50",
+                ["adbc.databricks.trace_propagation.enabled"] = "false",
+            };
+            if (extra != null)
+            {
+                foreach (KeyValuePair<string, string> pair in extra)
+                {
+                    properties[pair.Key] = pair.Value;
+                }
+            }
+
+            return properties;
+        }
+    }
+}

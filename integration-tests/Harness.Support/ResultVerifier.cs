@@ -1,0 +1,99 @@
+using System;
+using System.Collections.Generic;
+using System.Threading.Tasks;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
+using MockDatabricks.Protocol.Data;
+
+namespace Harness.Support
+{
+    /// <summary>
+    /// Reads a result stream to the end and checks every value (or every <c>sampleEvery</c>-th row) against the
+    /// data set generator, so a lost batch, a reordered file or one corrupted byte is found, not just a wrong count.
+    /// </summary>
+    public sealed class ResultVerifier
+    {
+        private readonly DatasetGenerator _generator;
+        private readonly int _sampleEvery;
+
+        public ResultVerifier(DatasetSpec spec, int sampleEvery = 1)
+        {
+            _generator = new DatasetGenerator(spec);
+            _sampleEvery = Math.Max(1, sampleEvery);
+        }
+
+        public long Rows { get; private set; }
+
+        public long Batches { get; private set; }
+
+        public long ValuesChecked { get; private set; }
+
+        public List<string> Errors { get; } = new List<string>();
+
+        public async Task ReadAllAsync(IArrowArrayStream stream)
+        {
+            while (true)
+            {
+                using RecordBatch? batch = await stream.ReadNextRecordBatchAsync().ConfigureAwait(false);
+                if (batch == null)
+                {
+                    break;
+                }
+
+                Check(batch);
+            }
+
+            if (Rows != _generator.Spec.Rows)
+            {
+                AddError($"read {Rows} rows, expected {_generator.Spec.Rows}");
+            }
+        }
+
+        private void Check(RecordBatch batch)
+        {
+            Batches++;
+            if (batch.ColumnCount != _generator.Schema.Fields.Count)
+            {
+                AddError($"batch {Batches} has {batch.ColumnCount} columns, expected {_generator.Schema.Fields.Count}");
+                Rows += batch.Length;
+                return;
+            }
+
+            for (int i = 0; i < batch.Length; i++)
+            {
+                long row = Rows + i;
+                if (row % _sampleEvery != 0 && i != batch.Length - 1)
+                {
+                    continue;
+                }
+
+                if (row >= _generator.Spec.Rows)
+                {
+                    AddError($"row {row} is beyond the data set's {_generator.Spec.Rows} rows");
+                    break;
+                }
+
+                for (int column = 0; column < batch.ColumnCount; column++)
+                {
+                    object? expected = _generator.GetValue(row, column);
+                    object? actual = ArrowValues.Get(batch.Column(column), i);
+                    ValuesChecked++;
+                    if (!ArrowValues.AreEqual(expected, actual))
+                    {
+                        AddError($"row {row}, column {_generator.Schema.Fields[column].Name}: expected {expected ?? "null"}, got {actual ?? "null"}");
+                    }
+                }
+            }
+
+            Rows += batch.Length;
+        }
+
+        private void AddError(string error)
+        {
+            if (Errors.Count < 20)
+            {
+                Errors.Add(error);
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using System.Runtime;
+using System.Runtime.CompilerServices;
+using System.Text.Json;
+using System.Threading.Tasks;
+using Apache.Arrow.Adbc;
+using Apache.Arrow.Adbc.Drivers.Databricks;
+using Harness.Support;
+using MockDatabricks.Protocol.Data;
+
+namespace MemoryProbe
+{
+    /// <summary>
+    /// Runs one query through one driver against the mock server and writes what it cost as JSON: allocations,
+    /// collections, LOH, peak GC heap and working set, the GC heap after dispose versus before open, time, rows/s,
+    /// whether every (sampled) value was right, and the patched driver's own pool accounting.
+    /// </summary>
+    public static class Program
+    {
+        public static async Task<int> Main(string[] args)
+        {
+            ProbeOptions options;
+            try
+            {
+                options = ProbeOptions.Parse(args);
+            }
+            catch (Exception ex) when (ex is ArgumentException || ex is FormatException)
+            {
+                Console.Error.WriteLine("memory probe: " + ex.Message);
+                return 2;
+            }
+
+            // A small query first, through its own database: type loading, JIT and the driver's static caches are
+            // then part of the baseline, so "heap after dispose" measures what one database leaves behind.
+            if (options.WarmupRows > 0)
+            {
+                RunResult warmup = RunQuery(options, options.WarmupRows);
+                if (warmup.Error != null)
+                {
+                    Console.Error.WriteLine($"memory probe: warm-up query failed: {warmup.Error}");
+                    return 1;
+                }
+            }
+
+            using var overlay = new OverlayMetricsListener();
+            using var largeObjects = new LargeObjectAllocationListener();
+
+            long heapBeforeOpen = CompactingCollect();
+            long allocatedBefore = GC.GetTotalAllocatedBytes(precise: true);
+            int[] collectionsBefore = Collections();
+            long lohBefore = largeObjects.LargeObjectBytes;
+
+            using var sampler = new MemorySampler(TimeSpan.FromMilliseconds(50));
+            sampler.Start();
+            var clock = Stopwatch.StartNew();
+            RunResult run = RunQuery(options, options.Rows);
+            clock.Stop();
+            sampler.Stop();
+
+            long allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedBefore;
+            int[] collections = Collections().Zip(collectionsBefore, (after, before) => after - before).ToArray();
+            long lohAllocated = largeObjects.LargeObjectBytes - lohBefore;
+            long heapAfterDispose = CompactingCollect();
+            long decoded = overlay.DecodedBytes();
+
+            var result = new Dictionary<string, object?>
+            {
+                ["driver"] = options.Label,
+                ["scenario"] = options.Scenario,
+                ["driverAssembly"] = typeof(DatabricksDriver).Assembly.Location,
+                ["patchSeries"] = PatchSeriesOf(typeof(DatabricksDriver)),
+                ["rows"] = run.Rows,
+                ["rowsVerified"] = run.Error == null && run.Errors.Count == 0 && run.Rows == options.Rows,
+                ["valueErrors"] = run.Errors.Count,
+                ["valuesChecked"] = run.ValuesChecked,
+                ["sampleEvery"] = options.SampleEvery,
+                ["errors"] = run.Error != null ? run.Errors.Prepend(run.Error).ToList() : run.Errors,
+                ["decompressedBytes"] = decoded > 0 ? decoded : null,
+                ["wallSeconds"] = clock.Elapsed.TotalSeconds,
+                ["rowsPerSecond"] = run.Rows / clock.Elapsed.TotalSeconds,
+                ["allocatedBytes"] = allocated,
+                ["allocatedBytesPerDecompressedByte"] = decoded > 0 ? (double)allocated / decoded : null,
+                ["gen0Collections"] = collections[0],
+                ["gen1Collections"] = collections[1],
+                ["gen2Collections"] = collections[2],
+                ["lohAllocatedBytes"] = lohAllocated,
+                ["peakGcHeapBytes"] = sampler.PeakGcHeapBytes,
+                ["peakWorkingSetBytes"] = Process.GetCurrentProcess().PeakWorkingSet64,
+                ["gcHeapBeforeOpenBytes"] = heapBeforeOpen,
+                ["gcHeapAfterDisposeBytes"] = heapAfterDispose,
+                ["gcHeapAfterDisposeDeltaBytes"] = heapAfterDispose - heapBeforeOpen,
+                ["overlayMetrics"] = new Dictionary<string, object?>
+                {
+                    ["scopes"] = overlay.Scopes.Count,
+                    ["inUseBytes"] = overlay.InUseBytes(),
+                    ["retainedBytes"] = overlay.RetainedBytes(),
+                    ["all"] = overlay.Snapshot(),
+                },
+                ["gc"] = new Dictionary<string, object?>
+                {
+                    ["server"] = GCSettings.IsServerGC,
+                    ["latencyMode"] = GCSettings.LatencyMode.ToString(),
+                    ["processors"] = Environment.ProcessorCount,
+                    ["runtime"] = Environment.Version.ToString(),
+                },
+                ["timeline"] = sampler.Samples.Select(s => new { t = s.T, gcHeapBytes = s.GcHeapBytes, workingSetBytes = s.WorkingSetBytes }),
+            };
+
+            Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(options.Output))!);
+            await File.WriteAllTextAsync(options.Output, JsonSerializer.Serialize(result, new JsonSerializerOptions { WriteIndented = true })).ConfigureAwait(false);
+            Console.WriteLine($"{options.Label}/{options.Scenario}: {run.Rows:N0} rows in {clock.Elapsed.TotalSeconds:F2} s, " +
+                $"allocated {allocated / 1048576.0:F0} MB, gen2 {collections[2]}, peak WS {Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0:F0} MB, " +
+                $"heap after dispose {(heapAfterDispose - heapBeforeOpen) / 1048576.0:+0.00;-0.00} MB" +
+                (run.Error != null ? $", FAILED: {run.Error}" : run.Errors.Count > 0 ? $", {run.Errors.Count} wrong values" : ", every checked value right"));
+            return run.Error == null && run.Errors.Count == 0 ? 0 : 1;
+        }
+
+        /// <summary>
+        /// Everything that touches the driver lives in this synchronous frame, so that after it returns no local
+        /// keeps the database, connection or reader alive when the "after dispose" heap is measured (an async
+        /// method's locals live in its state machine box, which the returned task is).
+        /// </summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static RunResult RunQuery(ProbeOptions options, long rows)
+        {
+            var verifier = new ResultVerifier(new DatasetSpec { Rows = rows, Seed = options.Seed }, options.SampleEvery);
+            try
+            {
+                using AdbcDatabase database = new DatabricksDriver().Open(MockConnectionProperties.For(options.MockUrl, options.Token, options.Properties));
+                using AdbcConnection connection = database.Connect(null);
+                using AdbcStatement statement = connection.CreateStatement();
+                statement.SqlQuery = options.Statement(rows);
+                QueryResult result = statement.ExecuteQuery();
+                using (result.Stream)
+                {
+                    verifier.ReadAllAsync(result.Stream!).GetAwaiter().GetResult();
+                }
+
+                return new RunResult(verifier.Rows, verifier.ValuesChecked, verifier.Errors, null);
+            }
+            catch (Exception ex)
+            {
+                return new RunResult(verifier.Rows, verifier.ValuesChecked, verifier.Errors, $"{ex.GetType().Name}: {ex.Message}");
+            }
+        }
+
+        /// <summary>A blocking, compacting full collection (LOH included), then the heap size.</summary>
+        private static long CompactingCollect()
+        {
+            GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
+            GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+            GC.WaitForPendingFinalizers();
+            GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
+            GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+            return GC.GetTotalMemory(forceFullCollection: false);
+        }
+
+        private static int[] Collections() => new[] { GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2) };
+
+        private static string? PatchSeriesOf(Type driverType) => driverType.Assembly
+            .GetCustomAttributes(typeof(System.Reflection.AssemblyMetadataAttribute), false)
+            .OfType<System.Reflection.AssemblyMetadataAttribute>()
+            .FirstOrDefault(a => a.Key.EndsWith("PatchSeries", StringComparison.Ordinal))?.Value;
+
+        private sealed record RunResult(long Rows, long ValuesChecked, List<string> Errors, string? Error);
+    }
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""Turns the memory probe's JSON results (one file per run) into the stock-vs-patched report:
+a markdown table with the targets of issue 4, a PNG chart of GC heap over time, and summary.json.
+
+    write_report.py RESULTS_DIR OUTPUT_DIR
+
+Each result file is the probe's JSON (see integration-tests/MemoryProbe). Runs are grouped by
+(driver, scenario) and summarised by their median, because the machines are shared and noisy; stock and
+patched runs are interleaved by the caller so both see the same noise. Exit status: 0 when every
+correctness check passed and every target was met, 1 when a correctness check failed, 2 when only a
+performance target was missed (the caller decides whether that fails the run).
+Uses matplotlib (Debian: python3-matplotlib), run with the system python.
+"""
+import json
+import pathlib
+import statistics
+import sys
+
+MB = 1024 * 1024
+
+# (key, label, unit, lower is better)
+METRICS = [
+    ("allocatedBytes", "Total allocated", "MB"),
+    ("allocatedBytesPerDecompressedByte", "Allocated per decompressed byte", "x"),
+    ("gen0Collections", "Gen0 collections", ""),
+    ("gen1Collections", "Gen1 collections", ""),
+    ("gen2Collections", "Gen2 collections", ""),
+    ("lohAllocatedBytes", "LOH allocated (sampled)", "MB"),
+    ("peakGcHeapBytes", "Peak GC heap", "MB"),
+    ("peakWorkingSetBytes", "Peak working set", "MB"),
+    ("gcHeapAfterDisposeDeltaBytes", "GC heap after dispose - before open", "MB"),
+    ("wallSeconds", "Wall time", "s"),
+    ("rowsPerSecond", "Rows per second", ""),
+]
+
+
+def load(results_dir):
+    runs = []
+    for path in sorted(pathlib.Path(results_dir).glob("*.json")):
+        with open(path) as handle:
+            run = json.load(handle)
+        run["_file"] = path.name
+        runs.append(run)
+    return runs
+
+
+def group(runs):
+    groups = {}
+    for run in runs:
+        groups.setdefault((run["driver"], run["scenario"]), []).append(run)
+    return groups
+
+
+def median(runs, key):
+    values = [run[key] for run in runs if run.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt(value, unit):
+    if value is None:
+        return "n/a"
+    if unit == "MB":
+        return f"{value / MB:,.1f} MB"
+    if unit == "x":
+        return f"{value:.2f}"
+    if unit == "s":
+        return f"{value:.2f} s"
+    return f"{value:,.0f}"
+
+
+def ratio(patched, stock):
+    if patched is None or stock in (None, 0):
+        return None
+    return patched / stock
+
+
+def evaluate_targets(groups, main_scenario, doubled_scenario):
+    """The targets of issue 4, each (name, target text, measured text, met?)."""
+    stock = groups.get(("stock", main_scenario), [])
+    patched = groups.get(("patched", main_scenario), [])
+    targets = []
+
+    def add(name, target, measured, met):
+        targets.append({"name": name, "target": target, "measured": measured, "met": met})
+
+    if stock and patched:
+        r = ratio(median(patched, "allocatedBytes"), median(stock, "allocatedBytes"))
+        add("Total allocated vs stock", "<= 0.35x", f"{r:.2f}x" if r is not None else "n/a", r is not None and r <= 0.35)
+        stock_gen2 = median(stock, "gen2Collections")
+        patched_gen2 = median(patched, "gen2Collections")
+        met = patched_gen2 is not None and stock_gen2 is not None and (patched_gen2 <= 0.2 * stock_gen2 or patched_gen2 == 0)
+        add("Gen2 collections vs stock", "<= 0.2x", f"{patched_gen2:.0f} vs {stock_gen2:.0f}" if met is not None and stock_gen2 is not None else "n/a", met)
+        r = ratio(median(patched, "wallSeconds"), median(stock, "wallSeconds"))
+        add("Wall time vs stock", "<= 1.0x", f"{r:.2f}x" if r is not None else "n/a", r is not None and r <= 1.0)
+    if patched:
+        delta = median(patched, "gcHeapAfterDisposeDeltaBytes")
+        add("GC heap after dispose + compacting GC vs before open (patched)", "within 1 MB",
+            fmt(delta, "MB"), delta is not None and abs(delta) <= MB)
+    doubled = groups.get(("patched", doubled_scenario), [])
+    if patched and doubled:
+        base = median(patched, "peakWorkingSetBytes")
+        bigger = median(doubled, "peakWorkingSetBytes")
+        growth = (bigger - base) / base if base else None
+        add("Peak working set growth when the result doubles (patched)", "< 10%",
+            f"{growth * 100:.1f}%" if growth is not None else "n/a", growth is not None and growth < 0.10)
+    return targets
+
+
+def correctness(runs):
+    failures = []
+    for run in runs:
+        if not run.get("rowsVerified", False) or run.get("valueErrors", 1) != 0:
+            failures.append(f"{run['_file']}: rows verified={run.get('rowsVerified')}, value errors={run.get('valueErrors')}")
+        if run["driver"] == "patched":
+            scope = run.get("overlayMetrics") or {}
+            for key in ("inUseBytes", "retainedBytes"):
+                if scope.get(key, 0) != 0:
+                    failures.append(f"{run['_file']}: overlay {key} = {scope.get(key)} after dispose (expected 0)")
+    return failures
+
+
+def chart(groups, scenario, output):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
+    colours = {"stock": "#c0392b", "patched": "#2471a3"}
+    for driver in ("stock", "patched"):
+        runs = groups.get((driver, scenario), [])
+        if not runs:
+            continue
+        run = runs[len(runs) // 2]  # one representative run per driver
+        timeline = run.get("timeline", [])
+        ax.plot([p["t"] for p in timeline], [p["gcHeapBytes"] / MB for p in timeline],
+                label=f"{driver} GC heap", color=colours[driver], linewidth=1.6)
+        ax.plot([p["t"] for p in timeline], [p["workingSetBytes"] / MB for p in timeline],
+                label=f"{driver} working set", color=colours[driver], linewidth=0.9, linestyle="--")
+    ax.set_xlabel("seconds since the database was opened")
+    ax.set_ylabel("MB")
+    ax.set_title(f"GC heap and working set over time, stock vs patched ({scenario})")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(output)
+    plt.close(fig)
+
+
+def main(results_dir, output_dir):
+    runs = load(results_dir)
+    if not runs:
+        print(f"report: no probe results in {results_dir}", file=sys.stderr)
+        return 1
+    out = pathlib.Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    groups = group(runs)
+    scenarios = sorted({scenario for _, scenario in groups})
+    main_scenario = next((s for s in scenarios if not s.endswith("-x2")), scenarios[0])
+    doubled_scenario = main_scenario + "-x2"
+
+    lines = [f"# Stock vs patched: {main_scenario}", ""]
+    header = "| Metric | " + " | ".join(f"{d} ({s})" for d, s in sorted(groups)) + " | patched / stock |"
+    lines += [header, "|---" * (len(groups) + 2) + "|"]
+    for key, label, unit in METRICS:
+        row = [fmt(median(groups[g], key), unit) for g in sorted(groups)]
+        r = ratio(median(groups.get(("patched", main_scenario), []), key), median(groups.get(("stock", main_scenario), []), key))
+        lines.append(f"| {label} | " + " | ".join(row) + f" | {'n/a' if r is None else f'{r:.2f}'} |")
+    lines += ["", f"Runs per column (medians shown): " + ", ".join(f"{d}/{s}: {len(groups[(d, s)])}" for d, s in sorted(groups)), ""]
+
+    targets = evaluate_targets(groups, main_scenario, doubled_scenario)
+    lines += ["## Targets", "", "| Target | Goal | Measured | Met |", "|---|---|---|---|"]
+    lines += [f"| {t['name']} | {t['target']} | {t['measured']} | {'yes' if t['met'] else '**no**'} |" for t in targets]
+
+    failures = correctness(runs)
+    lines += ["", "## Correctness", ""]
+    lines += ["Every row of every run was checked against the data set generator; the overlay's pools were back to "
+              "zero in use and zero retained after dispose."] if not failures else [f"- {f}" for f in failures]
+
+    chart(groups, main_scenario, out / "gc-heap.png")
+    lines += ["", "![GC heap over time](gc-heap.png)", ""]
+    (out / "report.md").write_text("\n".join(lines) + "\n")
+    (out / "summary.json").write_text(json.dumps({"targets": targets, "correctnessFailures": failures}, indent=2) + "\n")
+    print("\n".join(lines))
+    if failures:
+        return 1
+    return 0 if all(t["met"] for t in targets) else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
