@@ -66,9 +66,9 @@ namespace DbxMem.PatchTool.Tests.Support
 
         private readonly TempDirectory temp;
 
-        private FakeAdbc()
+        private FakeAdbc(string prefix = "patchtool-tests-")
         {
-            temp = new TempDirectory();
+            temp = new TempDirectory(prefix);
             GitConfig = temp.Combine("empty.gitconfig");
         }
 
@@ -109,7 +109,8 @@ namespace DbxMem.PatchTool.Tests.Support
 
         private static FakeAdbc Build(bool withSeries)
         {
-            var fake = new FakeAdbc();
+            SweepOldTemplates();
+            var fake = new FakeAdbc(TemplatePrefix);
             AppDomain.CurrentDomain.ProcessExit += (_, _) => fake.Dispose();
             File.WriteAllText(fake.GitConfig, "");
             Directory.CreateDirectory(fake.Checkout);
@@ -124,6 +125,38 @@ namespace DbxMem.PatchTool.Tests.Support
             }
 
             return fake;
+        }
+
+        private const string TemplatePrefix = "patchtool-tests-template-";
+
+        /// <summary>
+        /// The test host is not always given a graceful exit (so ProcessExit may not run): templates of earlier
+        /// runs are removed here instead, once they are old enough not to belong to a run still going on.
+        /// </summary>
+        private static void SweepOldTemplates()
+        {
+            foreach (string directory in Directory.EnumerateDirectories(Path.GetTempPath(), TemplatePrefix + "*"))
+            {
+                try
+                {
+                    if (Directory.GetCreationTimeUtc(directory) < DateTime.UtcNow.AddHours(-2))
+                    {
+                        foreach (string file in Directory.EnumerateFiles(directory, "*", SearchOption.AllDirectories))
+                        {
+                            File.SetAttributes(file, FileAttributes.Normal);
+                        }
+
+                        Directory.Delete(directory, recursive: true);
+                    }
+                }
+                catch (IOException)
+                {
+                    // Another run may be deleting it too; leftovers are harmless.
+                }
+                catch (UnauthorizedAccessException)
+                {
+                }
+            }
         }
 
         private static void CopyDirectory(string source, string target)

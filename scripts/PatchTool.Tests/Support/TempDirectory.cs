@@ -6,9 +6,9 @@ namespace DbxMem.PatchTool.Tests.Support
     /// <summary>A temporary folder deleted with everything in it when disposed.</summary>
     internal sealed class TempDirectory : IDisposable
     {
-        public TempDirectory()
+        public TempDirectory(string prefix = "patchtool-tests-")
         {
-            Path = System.IO.Path.Combine(System.IO.Path.GetTempPath(), "patchtool-tests-" + Guid.NewGuid().ToString("N"));
+            Path = System.IO.Path.Combine(System.IO.Path.GetTempPath(), prefix + Guid.NewGuid().ToString("N"));
             Directory.CreateDirectory(Path);
         }
 
