@@ -29,7 +29,6 @@ namespace DriverOverlay.Tests.Memory
         public const string Scopes = "adbc.databricks.memory.scopes";
 
         public const string BufferPool = "lz4_buffers";
-        public const string StreamPool = "streams";
 
         private readonly MeterListener _listener = new MeterListener();
         private readonly object _lock = new object();

@@ -1,0 +1,238 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using Apache.Arrow.Adbc.Drivers.Databricks;
+using Lz4Reference;
+using Xunit;
+using static DriverOverlay.Tests.Memory.MemoryMetricsRecorder;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
+
+namespace DriverOverlay.Tests.Memory
+{
+    /// <summary>
+    /// The meter says what the pools' own accounting says, as a MeterListener (or dotnet-counters) sees it.
+    /// Every query is filtered by the scope's id: the meter is process-wide and other tests run in parallel.
+    /// </summary>
+    public class DatabricksMemoryMetricsTests
+    {
+        private const int Min = Lz4BufferPool.MinimumArrayLength;
+
+        [Fact]
+        public void TheMeterHasThePublishedName()
+        {
+            Assert.Equal(MeterName, DatabricksMemoryMetrics.MeterName);
+        }
+
+        [Fact]
+        public void BufferPoolMeasurementsMatchItsAccountingAtEveryStep()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            DatabricksMemoryLease owner = CreateScope();
+            DatabricksMemoryScope scope = owner.Scope;
+            Lz4BufferPool pool = scope.BufferPool;
+            int id = scope.Id;
+
+            byte[] a = pool.Rent(1);
+            byte[] b = pool.Rent(Min + 1);
+            byte[] c = pool.Rent(MiB);
+            AssertBufferPoolMatches(metrics, scope);
+            Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, InUse, BufferPool));
+            Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, Allocated, BufferPool));
+            Assert.Equal(3, metrics.Count(id, Allocated, BufferPool));
+
+            pool.Return(b);
+            pool.Return(c);
+            AssertBufferPoolMatches(metrics, scope);
+            Assert.Equal(2 * Min + MiB, metrics.Sum(id, Retained, BufferPool));
+
+            // Reuse is rented and in use again, but not allocated again.
+            byte[] c2 = pool.Rent(MiB);
+            Assert.Same(c, c2);
+            AssertBufferPoolMatches(metrics, scope);
+            Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, Allocated, BufferPool));
+            Assert.Equal(2 * Min + MiB + Min + MiB, metrics.Sum(id, Rented, BufferPool));
+
+            // Release: retained drops to 0 at once; arrays still rented stay in use until they come back.
+            owner.Dispose();
+            AssertBufferPoolMatches(metrics, scope);
+            Assert.Equal(0, metrics.Sum(id, Retained, BufferPool));
+            Assert.Equal(Min + MiB, metrics.Sum(id, InUse, BufferPool));
+            Assert.Equal(2 * Min, metrics.Sum(id, Dropped, BufferPool));
+
+            pool.Return(a);
+            pool.Return(c2);
+            AssertBufferPoolMatches(metrics, scope);
+            Assert.Equal(0, metrics.Sum(id, InUse, BufferPool));
+            Assert.Equal(0, metrics.Sum(id, Retained, BufferPool));
+            Assert.Equal(2 * Min + Min + MiB, metrics.Sum(id, Dropped, BufferPool));
+
+            // After release rents are unpooled: counted as such, never as rented, allocated or in use.
+            long rentedBefore = metrics.Sum(id, Rented, BufferPool);
+            byte[] late = pool.Rent(1000);
+            pool.Return(late);
+            Assert.Equal(1000, metrics.Sum(id, Unpooled, BufferPool));
+            Assert.Equal(rentedBefore, metrics.Sum(id, Rented, BufferPool));
+            AssertBufferPoolMatches(metrics, scope);
+        }
+
+        private static void AssertBufferPoolMatches(MemoryMetricsRecorder metrics, DatabricksMemoryScope scope)
+        {
+            int id = scope.Id;
+            Assert.Equal(scope.BufferPool.InUseBytes, metrics.Sum(id, InUse, BufferPool));
+            Assert.Equal(scope.BufferPool.RetainedBytes, metrics.Sum(id, Retained, BufferPool));
+            Assert.Equal(metrics.Sum(id, Rented, BufferPool) - metrics.Sum(id, Returned, BufferPool), metrics.Sum(id, InUse, BufferPool));
+        }
+
+        [Fact]
+        public void DecompressedStreamsAreAccountedAsPooledArrays()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            DatabricksMemoryLease owner = CreateScope();
+            DatabricksMemoryScope scope = owner.Scope;
+            int id = scope.Id;
+            (byte[] small, byte[] smallFrame) = Sample(100 * KiB, WithContentSize);
+            (byte[] large, byte[] largeFrame) = Sample(5 * MiB, WithoutContentSize);
+
+            MemoryStream first = scope.Lz4.DecompressToStream(smallFrame);
+            MemoryStream second = scope.Lz4.DecompressToStream(largeFrame);
+            AssertBufferPoolMatches(metrics, scope);
+            Assert.Equal(2 * Min + 8 * MiB, metrics.Sum(id, InUse, BufferPool));
+            Assert.Equal(2 * Min + 8 * MiB, metrics.Sum(id, Allocated, BufferPool));
+
+            second.Dispose();
+            AssertBufferPoolMatches(metrics, scope);
+            Assert.Equal(8 * MiB, metrics.Sum(id, Retained, BufferPool));
+
+            // Reuse: the same 8 MiB array comes back; nothing new is allocated.
+            MemoryStream third = scope.Lz4.DecompressToStream(largeFrame);
+            Assert.Equal(large, third.ToArray());
+            AssertBufferPoolMatches(metrics, scope);
+            Assert.Equal(2 * Min + 8 * MiB, metrics.Sum(id, Allocated, BufferPool));
+
+            // Release while two streams are open: retained goes to 0, the open streams stay in use until disposed.
+            owner.Dispose();
+            AssertBufferPoolMatches(metrics, scope);
+            Assert.Equal(0, metrics.Sum(id, Retained, BufferPool));
+            Assert.Equal(2 * Min + 8 * MiB, metrics.Sum(id, InUse, BufferPool));
+            Assert.Equal(small, first.ToArray());
+            first.Dispose();
+            third.Dispose();
+            AssertBufferPoolMatches(metrics, scope);
+            Assert.Equal(0, metrics.Sum(id, InUse, BufferPool));
+            Assert.Equal(0, metrics.Sum(id, Retained, BufferPool));
+        }
+
+        [Fact]
+        public void DecodedBytesAndFramesCountEveryDecode()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            using DatabricksMemoryLease lease = CreateScope();
+            DatabricksMemoryScope scope = lease.Scope;
+            (byte[] a, byte[] aFrame) = Sample(100 * KiB, WithContentSize, seed: 11);
+            (byte[] b, byte[] bFrame) = Sample(70 * KiB, WithoutContentSize, seed: 12);
+            (byte[] c, byte[] cFrame) = Sample(MiB, Linked64K, seed: 13);
+            byte[] skippable = { 0x5F, 0x2A, 0x4D, 0x18, 0, 0, 0, 0 };
+            byte[] threeFrames = Concatenate(aFrame, skippable, bFrame, cFrame);
+            long expected = a.Length + b.Length + c.Length;
+
+            scope.Lz4.DecompressToStream(threeFrames).Dispose();
+            Assert.Equal(expected, metrics.Sum(scope.Id, Decoded));
+            Assert.Equal(3, metrics.Sum(scope.Id, Frames));
+
+            Assert.Equal(a, scope.Lz4.DecompressToArray(aFrame));  // content-size path
+            Assert.Equal(b, scope.Lz4.DecompressToArray(bFrame));  // pooled scratch path
+            Assert.Equal(expected + a.Length + b.Length, metrics.Sum(scope.Id, Decoded));
+            Assert.Equal(5, metrics.Sum(scope.Id, Frames));
+
+            // A failed decode produces nothing countable.
+            Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToStream(Truncated(cFrame)));
+            Assert.Equal(expected + a.Length + b.Length, metrics.Sum(scope.Id, Decoded));
+            Assert.Equal(5, metrics.Sum(scope.Id, Frames));
+
+            Assert.All(metrics.TagsSeen(scope.Id, Decoded), tags => Assert.Equal((null, null), tags));
+        }
+
+        [Fact]
+        public void FallbacksSayWhyTheFastPathWasLeft()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            DatabricksMemoryLease owner = CreateScope();
+            DatabricksMemoryScope scope = owner.Scope;
+            (byte[] data, byte[] frame) = Sample(5 * MiB, WithoutContentSize);
+
+            // The fast path, whatever the hint: the output is measured, so it is never regrown.
+            foreach (long hint in new long[] { 0, 1, MiB, data.Length, 10L * data.Length })
+            {
+                scope.Lz4.DecompressToStream(frame, hint).Dispose();
+                Assert.Equal(data, scope.Lz4.DecompressToArray(frame));
+            }
+
+            Assert.Equal(0, metrics.Count(scope.Id, Fallbacks));
+
+            // Corrupt input, through both entry points.
+            Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToStream(Truncated(frame)));
+            Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(Truncated(frame)));
+            Assert.Equal(2, metrics.Sum(scope.Id, Fallbacks, reason: "error"));
+
+            // After release the stream path is unpooled (the array path never uses the pool: its array is the result).
+            owner.Dispose();
+            scope.Lz4.DecompressToStream(frame, data.Length).Dispose();
+            Assert.Equal(data, scope.Lz4.DecompressToArray(frame));
+            Assert.Equal(1, metrics.Sum(scope.Id, Fallbacks, reason: "unpooled"));
+            Assert.Equal(3, metrics.Sum(scope.Id, Fallbacks));
+
+            var reasons = new HashSet<string?>();
+            foreach ((string? pool, string? reason) in metrics.TagsSeen(scope.Id, Fallbacks))
+            {
+                Assert.Null(pool);
+                reasons.Add(reason);
+            }
+
+            Assert.Equal(new HashSet<string?> { "error", "unpooled" }, reasons);
+        }
+
+        [Fact]
+        public void LiveScopesGoUpOnCreateAndDownOnceOnRelease()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            DatabricksMemoryLease owner = CreateScope();
+            DatabricksMemoryScope scope = owner.Scope;
+            DatabricksMemoryLease connection = scope.AcquireLease();
+            Assert.Equal(1, metrics.Sum(scope.Id, Scopes));
+            Assert.Equal(1, metrics.Count(scope.Id, Scopes));
+
+            owner.Dispose();
+            Assert.Equal(1, metrics.Sum(scope.Id, Scopes));
+
+            connection.Dispose();
+            connection.Dispose();
+            scope.AcquireLease().Dispose();
+            Assert.Equal(0, metrics.Sum(scope.Id, Scopes));
+            Assert.Equal(2, metrics.Count(scope.Id, Scopes));
+        }
+
+        [Fact]
+        public void EveryPoolMeasurementCarriesItsPoolTagAndOnlyItsOwnScope()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            using DatabricksMemoryLease busy = CreateScope();
+            using DatabricksMemoryLease idle = CreateScope();
+            (_, byte[] frame) = Sample(100 * KiB, WithoutContentSize);
+
+            busy.Scope.Lz4.DecompressToStream(frame).Dispose();
+            busy.Scope.Lz4.DecompressToArray(frame);
+            busy.Scope.BufferPool.Return(busy.Scope.BufferPool.Rent(10));
+
+            foreach (string instrument in new[] { Rented, Returned, InUse, Retained, Allocated })
+            {
+                IReadOnlyList<(string? Pool, string? Reason)> tags = metrics.TagsSeen(busy.Scope.Id, instrument);
+                Assert.Contains((BufferPool, null), tags);
+                Assert.All(tags, t => Assert.True(t.Pool == BufferPool && t.Reason == null, $"{instrument} tagged pool={t.Pool} reason={t.Reason}"));
+                Assert.Equal(0, metrics.Count(idle.Scope.Id, instrument));
+            }
+
+            Assert.Equal(0, metrics.Count(idle.Scope.Id, Decoded));
+            Assert.Equal(1, metrics.Count(idle.Scope.Id, Scopes));
+        }
+    }
+}

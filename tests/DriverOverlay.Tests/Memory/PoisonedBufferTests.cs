@@ -1,0 +1,141 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Threading;
+using System.Threading.Tasks;
+using Apache.Arrow.Adbc.Drivers.Databricks;
+using Lz4Reference;
+using Xunit;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
+
+namespace DriverOverlay.Tests.Memory
+{
+    /// <summary>
+    /// Pools do not clear what they hand out. These tests fill every free buffer with 0xCD before decoding and prove
+    /// that the output equals the original exactly (length and bytes): no stale byte from an earlier use, of this
+    /// tenant or any other, can reach what the consumer reads. Each test also proves the poisoned buffers really
+    /// were reused (otherwise it would pass vacuously).
+    /// </summary>
+    public class PoisonedBufferTests
+    {
+        private const byte Poison = 0xCD;
+
+        public static IEnumerable<object[]> Inputs()
+        {
+            // Sizes that do not line up with buckets, with and without a size to go by, and linked blocks whose
+            // matches reach back into earlier output.
+            yield return new object[] { 1, "databricks" };
+            yield return new object[] { 5000, "databricks" };
+            yield return new object[] { 100 * KiB + 3, "databricks" };
+            yield return new object[] { 3 * MiB + 1, "databricks" };
+            yield return new object[] { 5 * MiB, "databricks" };
+            yield return new object[] { 700 * KiB + 9, "linked" };
+            yield return new object[] { 2 * MiB + 5, "linked" };
+            yield return new object[] { 3 * MiB + 1, "runs" };
+        }
+
+        private static (byte[] Data, byte[] Compressed) Input(int size, string kind)
+        {
+            if (kind == "runs")
+            {
+                // ~250x compression: the array path's scratch regrows several times through poisoned arrays.
+                byte[] data = new byte[size];
+                for (int i = 0; i < data.Length; i++)
+                {
+                    data[i] = (byte)(i / 70_000);
+                }
+
+                return (data, NativeLz4.CompressFrame(data, WithoutContentSize));
+            }
+
+            return Sample(size, kind == "linked" ? Linked64K : WithoutContentSize, seed: size);
+        }
+
+        [Theory]
+        [MemberData(nameof(Inputs))]
+        public void DecompressToArrayNeverShowsStaleBytes(int size, string kind)
+        {
+            // The array path decodes into the array it returns; a poisoned pool must not matter to it either.
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BufferPoolMaxArrayMbKey, "8"));
+            DatabricksMemoryScope scope = lease.Scope;
+            (byte[] data, byte[] compressed) = Input(size, kind);
+            PoisonBufferPool(scope.BufferPool, arraysPerBucket: 1);
+
+            byte[] result = scope.Lz4.DecompressToArray(compressed);
+
+            Assert.Equal(data.Length, result.Length);
+            Assert.Equal(data, result);
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+        }
+
+        [Theory]
+        [MemberData(nameof(Inputs))]
+        public void DecompressToStreamNeverShowsStaleBytes(int size, string kind)
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BufferPoolMaxArrayMbKey, "8"));
+            DatabricksMemoryScope scope = lease.Scope;
+            (byte[] data, byte[] compressed) = Input(size, kind);
+            PoisonBufferPool(scope.BufferPool, arraysPerBucket: 1);
+            long allocated = metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated);
+
+            // No hint, a too-small hint and an exact one.
+            foreach (long hint in new long[] { 0, Math.Max(1, size / 8), size })
+            {
+                using MemoryStream stream = scope.Lz4.DecompressToStream(compressed, hint);
+
+                Assert.Equal(data.Length, stream.Length);
+                byte[] read = new byte[data.Length + 1];
+                Assert.Equal(data.Length, stream.ReadAtLeast(read, read.Length, throwOnEndOfStream: false));
+                Assert.True(data.AsSpan().SequenceEqual(read.AsSpan(0, data.Length)), $"stale bytes in the output (hint {hint})");
+                Assert.Equal(data, stream.ToArray());
+
+                // The stream's array is a poisoned one (nothing was allocated), and beyond Length it still holds the
+                // poison: stale bytes exist, and Length keeps them out.
+                byte[] buffer = stream.GetBuffer();
+                Assert.True(buffer.Length > data.Length);
+                Assert.Equal(Poison, buffer[^1]);
+            }
+
+            Assert.Equal(allocated, metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated));
+        }
+
+        [Theory]
+        [InlineData(true)]
+        [InlineData(false)]
+        public async Task ReadContentAsyncAndItsStreamNeverShowStaleBytes(bool withContentLength)
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BufferPoolMaxArrayMbKey, "8"));
+            DatabricksMemoryScope scope = lease.Scope;
+            (byte[] data, byte[] compressed) = Sample(3 * MiB + 7, WithoutContentSize);
+            PoisonBufferPool(scope.BufferPool, arraysPerBucket: 2);
+            long allocated = metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated, MemoryMetricsRecorder.BufferPool);
+
+            using (PooledBuffer download = await scope.Lz4.ReadContentAsync(
+                new TestHttpContent(compressed, withContentLength ? compressed.Length : null), CancellationToken.None))
+            {
+                Assert.Equal(compressed.Length, download.Length);
+                Assert.True(download.Span.SequenceEqual(compressed));
+                Assert.Equal(allocated, metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated, MemoryMetricsRecorder.BufferPool));
+                Assert.Equal(Poison, download.Segment.Array![^1]); // stale bytes are there, beyond Length
+
+                using (MemoryStream decompressed = scope.Lz4.DecompressToStream(download.Span))
+                {
+                    Assert.Equal(data.Length, decompressed.Length);
+                    Assert.Equal(data, decompressed.ToArray());
+                }
+
+                Assert.Equal(data, scope.Lz4.DecompressToArray(download.Span));
+
+                using MemoryStream raw = download.ToStream();
+                Assert.Equal(compressed.Length, raw.Length);
+                byte[] read = new byte[compressed.Length + 1];
+                Assert.Equal(compressed.Length, raw.ReadAtLeast(read, read.Length, throwOnEndOfStream: false));
+                Assert.True(compressed.AsSpan().SequenceEqual(read.AsSpan(0, compressed.Length)));
+            }
+
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+        }
+    }
+}
