@@ -53,6 +53,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public override byte[] Buffer => _buffer;
 
+        /// <summary>Hands the current array to the caller, who must give it back to the pool; disposing then does nothing.</summary>
+        public byte[] Detach()
+        {
+            byte[] buffer = _buffer;
+            _buffer = System.Array.Empty<byte>();
+            return buffer;
+        }
+
         public void Dispose()
         {
             byte[] buffer = _buffer;

@@ -28,7 +28,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// One process-wide meter with a <c>scope</c> tag rather than a meter per scope: a Meter stays registered until
     /// it is disposed, so a per-scope meter would leak whenever an application forgets to dispose a database.
     /// Every instrument is push-based (no observable callbacks) for the same reason: nothing here holds a scope.
-    /// Byte counts carry a <c>pool</c> tag: <see cref="BufferPoolTag"/> or <see cref="StreamPoolTag"/>.
+    /// Byte counts carry a <c>pool</c> tag (<see cref="BufferPoolTag"/>), so another pool can be added without
+    /// renaming instruments.
     /// </remarks>
     internal static class DatabricksMemoryMetrics
     {
@@ -37,7 +38,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public const string PoolTagName = "pool";
         public const string ReasonTagName = "reason";
         public const string BufferPoolTag = "lz4_buffers";
-        public const string StreamPoolTag = "streams";
 
         private static readonly Meter s_meter = new Meter(MeterName, "1.0.0");
 
@@ -79,7 +79,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         /// <summary>
         /// Decodes that could not use the fast path: <c>reason=regrow</c> (the output outgrew its first buffer and was
-        /// copied), <c>reason=unpooled</c> (the scope was released or pooling is off), <c>reason=error</c> (malformed input).
+        /// copied; only when its size could not be measured), <c>reason=unpooled</c> (the scope was released, pooling
+        /// is off, or the file is larger than the largest pooled array), <c>reason=error</c> (malformed input).
         /// </summary>
         public static readonly Counter<long> Lz4Fallbacks = s_meter.CreateCounter<long>(
             "adbc.databricks.lz4.fallbacks", "{event}", "LZ4 decodes that left the fast path.");

@@ -36,36 +36,13 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>Largest array the LZ4 buffer pool keeps (rounded up to a power of two). Default 32 MiB.</summary>
         public const string BufferPoolMaxArrayMbKey = "adbc.databricks.memory.buffer_pool_max_array_mb";
 
-        /// <summary>Free small blocks (128 KiB each) the stream pool may keep. Default 16 MiB.</summary>
-        public const string StreamPoolMaxFreeSmallMbKey = "adbc.databricks.memory.stream_pool_max_free_small_mb";
-
-        /// <summary>
-        /// Free large buffers the stream pool may keep, per buffer size (RecyclableMemoryStream counts this limit for
-        /// each size class separately). Default 32 MiB.
-        /// </summary>
-        public const string StreamPoolMaxFreeLargeMbKey = "adbc.databricks.memory.stream_pool_max_free_large_mb";
-
-        /// <summary>Largest stream buffer the stream pool keeps; a larger file gets an unpooled buffer. Default 64 MiB.</summary>
-        public const string StreamPoolMaxBufferMbKey = "adbc.databricks.memory.stream_pool_max_buffer_mb";
-
         public const int MiB = 1024 * 1024;
-
-        /// <summary>Stream buffers grow in steps of this size: few size classes keep the per-class free limit meaningful.</summary>
-        public const int StreamLargeBufferMultiple = 4 * MiB;
-
-        public const int StreamBlockSize = 128 * 1024;
 
         public bool PoolingEnabled { get; private set; } = true;
 
         public long BufferPoolMaxRetainedBytes { get; private set; } = 64L * MiB;
 
         public int BufferPoolMaxArrayLength { get; private set; } = 32 * MiB;
-
-        public long StreamPoolMaxFreeSmallBytes { get; private set; } = 16L * MiB;
-
-        public long StreamPoolMaxFreeLargeBytes { get; private set; } = 32L * MiB;
-
-        public int StreamPoolMaxBufferLength { get; private set; } = 64 * MiB;
 
         /// <summary>The defaults.</summary>
         public static DatabricksMemoryOptions Default { get; } = new DatabricksMemoryOptions();
@@ -97,19 +74,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 else if (Is(key, BufferPoolMaxArrayMbKey))
                 {
                     options.BufferPoolMaxArrayLength = (int)ParseMebibytes(key, property.Value, minimum: 1, maximum: 1024) * MiB;
-                }
-                else if (Is(key, StreamPoolMaxFreeSmallMbKey))
-                {
-                    options.StreamPoolMaxFreeSmallBytes = ParseMebibytes(key, property.Value, minimum: 0, maximum: 1024 * 1024) * MiB;
-                }
-                else if (Is(key, StreamPoolMaxFreeLargeMbKey))
-                {
-                    options.StreamPoolMaxFreeLargeBytes = ParseMebibytes(key, property.Value, minimum: 0, maximum: 1024 * 1024) * MiB;
-                }
-                else if (Is(key, StreamPoolMaxBufferMbKey))
-                {
-                    long megabytes = ParseMebibytes(key, property.Value, minimum: 4, maximum: 1024);
-                    options.StreamPoolMaxBufferLength = (int)(megabytes - (megabytes % 4)) * MiB;
                 }
             }
 

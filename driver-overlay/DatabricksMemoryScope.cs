@@ -22,15 +22,14 @@ using System.Threading;
 namespace Apache.Arrow.Adbc.Drivers.Databricks
 {
     /// <summary>
-    /// The pooled memory of one <c>DatabricksDatabase</c>: a bounded <see cref="Lz4BufferPool"/> for LZ4 work
-    /// buffers and a capped <see cref="RecyclableStreamPool"/> for decompressed CloudFetch files, plus the
-    /// <see cref="Lz4"/> entry points that use them.
+    /// The pooled memory of one <c>DatabricksDatabase</c>: a bounded <see cref="Lz4BufferPool"/> for every LZ4
+    /// buffer (downloaded files, decompressed files, scratch), plus the <see cref="Lz4"/> entry points that use it.
     /// </summary>
     /// <remarks>
     /// <para>
     /// Lifetime is reference counted through <see cref="DatabricksMemoryLease"/>s: the database holds the lease
     /// <see cref="Create"/> returns, and each connection it opens holds one from <see cref="AcquireLease"/>. When the
-    /// last lease is disposed the scope is released: both pools drop every free array and block, so the GC can
+    /// last lease is disposed the scope is released: the pool drops every free array, so the GC can
     /// reclaim them even while the application still holds the disposed database object (hosts do).
     /// </para>
     /// <para>
@@ -59,7 +58,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 options.BufferPoolMaxArrayLength,
                 options.PoolingEnabled ? options.BufferPoolMaxRetainedBytes : 0,
                 new PoolMeter(_idTag, DatabricksMemoryMetrics.BufferPoolTag));
-            StreamPool = new RecyclableStreamPool(options, new PoolMeter(_idTag, DatabricksMemoryMetrics.StreamPoolTag));
             Lz4 = new ScopedLz4Decompressor(this);
             _references = 1;
             DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));
@@ -72,12 +70,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public Lz4BufferPool BufferPool { get; }
 
-        public RecyclableStreamPool StreamPool { get; }
-
         /// <summary>The LZ4 decompression entry points the driver calls.</summary>
         public ScopedLz4Decompressor Lz4 { get; }
 
-        /// <summary>True once the last lease is gone and the pools have dropped their memory.</summary>
+        /// <summary>True once the last lease is gone and the pool has dropped its memory.</summary>
         public bool IsReleased => Volatile.Read(ref _references) == 0;
 
         /// <summary>Current number of leases (the owner's included); 0 once released.</summary>
@@ -120,7 +116,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             if (remaining == 0)
             {
                 BufferPool.Release();
-                StreamPool.Release();
                 DatabricksMemoryMetrics.LiveScopes.Add(-1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));
             }
             else if (remaining < 0)

@@ -176,6 +176,56 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
+        /// <summary>
+        /// The number of bytes <paramref name="source"/> decodes to, from its sequence tokens and length bytes only
+        /// (literals are skipped, nothing is copied), or -1 when the block is malformed. Lets a caller size the
+        /// destination exactly before decoding when the frame does not declare its content size.
+        /// </summary>
+        public static long MeasureDecodedLength(ReadOnlySpan<byte> source)
+        {
+            ref byte src = ref MemoryMarshal.GetReference(source);
+            int inputEnd = source.Length;
+            int ip = 0;
+            long total = 0;
+            while (ip < inputEnd)
+            {
+                int token = Unsafe.Add(ref src, ip++);
+                int literalLength = token >> 4;
+                if (literalLength == 15 && ReadLengthExtension(ref src, ref ip, inputEnd, ref literalLength) != Lz4BlockError.None)
+                {
+                    return -1;
+                }
+
+                if (literalLength > inputEnd - ip)
+                {
+                    return -1;
+                }
+
+                ip += literalLength;
+                total += literalLength;
+                if (ip == inputEnd)
+                {
+                    return total;
+                }
+
+                if (inputEnd - ip < 2)
+                {
+                    return -1;
+                }
+
+                ip += 2;
+                int matchLength = token & 15;
+                if (matchLength == 15 && ReadLengthExtension(ref src, ref ip, inputEnd, ref matchLength) != Lz4BlockError.None)
+                {
+                    return -1;
+                }
+
+                total += matchLength + MinMatch;
+            }
+
+            return -1;
+        }
+
         /// <summary>A human-readable description of <paramref name="error"/>, for exception messages.</summary>
         public static string Describe(Lz4BlockError error) => error switch
         {

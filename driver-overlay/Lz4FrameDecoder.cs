@@ -92,6 +92,100 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             return written;
         }
 
+        /// <summary>
+        /// The exact number of bytes <see cref="Decode"/> would produce for <paramref name="source"/>, found by walking
+        /// frame headers, block headers and sequence tokens without copying anything; -1 when the input is malformed
+        /// (<see cref="Decode"/> then reports exactly what is wrong). Checksums are not verified here.
+        /// </summary>
+        /// <remarks>
+        /// Databricks' frames carry no content size, and a buffer sized by guesswork is either too small (regrown and
+        /// copied) or too large (a bigger pool bucket, or none); measuring costs a small fraction of decoding.
+        /// </remarks>
+        public static long MeasureDecodedLength(ReadOnlySpan<byte> source)
+        {
+            try
+            {
+                return Measure(source);
+            }
+            catch (Lz4FormatException)
+            {
+                return -1;
+            }
+        }
+
+        private static long Measure(ReadOnlySpan<byte> source)
+        {
+            if (source.IsEmpty)
+            {
+                return -1;
+            }
+
+            long total = 0;
+            int position = 0;
+            while (position < source.Length)
+            {
+                if (source.Length - position < 4)
+                {
+                    return -1;
+                }
+
+                uint magic = BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(position));
+                if ((magic & SkippableMagicMask) == SkippableMagic)
+                {
+                    position = SkipFrame(source, position);
+                    continue;
+                }
+
+                if (magic != FrameMagic)
+                {
+                    return -1;
+                }
+
+                Lz4FrameHeader header = Lz4FrameHeader.Read(source, position);
+                position += header.Length;
+                long frameTotal = 0;
+                while (true)
+                {
+                    if (source.Length - position < 4)
+                    {
+                        return -1;
+                    }
+
+                    uint rawSize = BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(position));
+                    position += 4;
+                    if (rawSize == 0)
+                    {
+                        break;
+                    }
+
+                    int size = (int)(rawSize & 0x7FFFFFFFU);
+                    int checksumLength = header.BlockChecksum ? 4 : 0;
+                    if (size > header.BlockMaxSize || source.Length - position < size + checksumLength)
+                    {
+                        return -1;
+                    }
+
+                    long blockLength = (rawSize & 0x80000000U) != 0 ? size : Lz4BlockDecoder.MeasureDecodedLength(source.Slice(position, size));
+                    if (blockLength < 0 || blockLength > header.BlockMaxSize)
+                    {
+                        return -1;
+                    }
+
+                    frameTotal += blockLength;
+                    position += size + checksumLength;
+                }
+
+                position += header.ContentChecksum ? 4 : 0;
+                total += frameTotal;
+                if (total > Lz4Destination.MaxLength)
+                {
+                    return -1;
+                }
+            }
+
+            return position == source.Length ? total : -1;
+        }
+
         private static int SkipFrame(ReadOnlySpan<byte> source, int position)
         {
             if (source.Length - position < 8)

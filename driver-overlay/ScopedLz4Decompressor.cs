@@ -16,7 +16,6 @@
 */
 
 using System;
-using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.IO;
 using System.Net.Http;
@@ -29,15 +28,17 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// The LZ4 entry points the patched driver calls, bound to one <see cref="DatabricksMemoryScope"/>.
     /// </summary>
     /// <remarks>
-    /// Memory never escapes to the application: a CloudFetch stream's buffer goes back to the scope when the Arrow
-    /// stream reader disposes the stream (that reader copies every record batch body into buffers the batch owns),
-    /// and an inline batch is returned as an exact-size array the caller owns, because Arrow's memory reader
-    /// builds record batches that point into the array without copying.
+    /// Every output is sized exactly before decoding: from the frame's content size when it declares one, otherwise
+    /// by measuring the frames (<see cref="Lz4FrameDecoder.MeasureDecodedLength"/>), so nothing is regrown or
+    /// copied. Memory never escapes to the application: a CloudFetch stream's array goes back to the scope when the
+    /// Arrow stream reader disposes the stream (that reader copies every record batch body into buffers the batch
+    /// owns), and an inline batch is an exact-size array the caller owns, because Arrow's memory reader builds
+    /// record batches that point into the array without copying.
     /// </remarks>
     internal sealed class ScopedLz4Decompressor
     {
-        // Without a size from the frame or the caller, LZ4-compressed Arrow typically expands 2-4x; too small costs
-        // one regrowth copy, too large only rounds up a pooled buffer.
+        // Only for input whose size cannot be measured (it is malformed, and decoding will say where): LZ4-compressed
+        // Arrow typically expands 2-4x.
         private const int EstimatedExpansion = 4;
         private const int MinimumReadBuffer = 64 * 1024;
 
@@ -55,20 +56,23 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         }
 
         /// <summary>
-        /// Decompresses a whole CloudFetch file (every LZ4 frame in it) into a readable stream positioned at 0.
-        /// The stream's buffer belongs to the scope and returns to it when the stream is disposed.
+        /// Decompresses a whole CloudFetch file (every LZ4 frame in it) into a read-only stream positioned at 0. The
+        /// stream's array belongs to the scope's pool and goes back to it when the stream is disposed.
         /// </summary>
         /// <param name="compressed">The downloaded file.</param>
-        /// <param name="expectedDecompressedSize">A size hint (0 if unknown), e.g. the link's uncompressed byte count.</param>
+        /// <param name="expectedDecompressedSize">
+        /// A size hint (0 if unknown), used only when the input cannot be measured; the measured size always wins.
+        /// </param>
         /// <exception cref="Lz4FormatException">The file is not valid LZ4; nothing is returned and nothing leaks.</exception>
         public MemoryStream DecompressToStream(ReadOnlySpan<byte> compressed, long expectedDecompressedSize = 0)
         {
-            var destination = new StreamDestination(_scope.StreamPool, InitialCapacity(compressed, expectedDecompressedSize));
+            Lz4BufferPool pool = _scope.BufferPool;
+            var destination = new PooledArrayDestination(pool, OutputCapacity(compressed, expectedDecompressedSize));
             try
             {
                 int length = Lz4FrameDecoder.Decode(compressed, destination, out int frames);
-                Record(length, frames, destination.Regrowths, destination.Pooled);
-                return destination.Complete(length);
+                Record(length, frames, destination.Regrowths, pooled: !pool.IsReleased && destination.Buffer.Length <= pool.MaxArrayLength);
+                return new PooledBuffer(pool, destination.Detach(), length).ToStream();
             }
             catch
             {
@@ -79,27 +83,18 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         }
 
         /// <summary>
-        /// Decompresses one inline Arrow batch into an exact-size array that the caller owns. Decodes straight into
-        /// that array when the frame declares its size; otherwise into pooled scratch space, then one exact copy.
+        /// Decompresses one inline Arrow batch into an exact-size array that the caller owns, decoding straight into
+        /// it: no scratch buffer, no copy.
         /// </summary>
         /// <exception cref="Lz4FormatException">The batch is not valid LZ4.</exception>
         public byte[] DecompressToArray(ReadOnlySpan<byte> compressed)
         {
-            long declared = DeclaredContentSize(compressed);
             try
             {
-                if (declared >= 0)
-                {
-                    var exact = new ArrayDestination((int)declared);
-                    int exactLength = Lz4FrameDecoder.Decode(compressed, exact, out int exactFrames);
-                    Record(exactLength, exactFrames, exact.Regrowths, pooled: true);
-                    return exactLength == exact.Buffer.Length ? exact.Buffer : exact.Buffer.AsSpan(0, exactLength).ToArray();
-                }
-
-                using var scratch = new PooledArrayDestination(_scope.BufferPool, InitialCapacity(compressed, 0));
-                int length = Lz4FrameDecoder.Decode(compressed, scratch, out int frames);
-                Record(length, frames, scratch.Regrowths, !_scope.BufferPool.IsReleased);
-                return scratch.Buffer.AsSpan(0, length).ToArray();
+                var exact = new ArrayDestination(OutputCapacity(compressed, 0));
+                int length = Lz4FrameDecoder.Decode(compressed, exact, out int frames);
+                Record(length, frames, exact.Regrowths, pooled: true);
+                return length == exact.Buffer.Length ? exact.Buffer : exact.Buffer.AsSpan(0, length).ToArray();
             }
             catch
             {
@@ -185,29 +180,20 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        private static int InitialCapacity(ReadOnlySpan<byte> compressed, long hint)
+        /// <summary>The exact decoded size when the input can be measured; otherwise a bounded guess.</summary>
+        private static int OutputCapacity(ReadOnlySpan<byte> compressed, long hint)
         {
-            long declared = DeclaredContentSize(compressed);
-            long capacity = declared >= 0 ? declared : hint > 0 ? hint : (long)compressed.Length * EstimatedExpansion;
-
-            // Never trust a hint beyond what the input could possibly expand to.
-            long plausible = (long)compressed.Length * 255 + 64;
-            return (int)Math.Max(1, Math.Min(Math.Min(capacity, plausible), Lz4Destination.MaxLength));
-        }
-
-        /// <summary>The first frame's declared content size when it is the only hint worth trusting, else -1.</summary>
-        private static long DeclaredContentSize(ReadOnlySpan<byte> compressed)
-        {
-            if (compressed.Length < 7 || BinaryPrimitives.ReadUInt32LittleEndian(compressed) != Lz4FrameDecoder.FrameMagic)
+            long measured = Lz4FrameDecoder.MeasureDecodedLength(compressed);
+            if (measured >= 0)
             {
-                return -1;
+                return (int)measured;
             }
 
-            Lz4FrameHeader header = Lz4FrameHeader.Read(compressed, 0);
-            long plausible = (long)compressed.Length * 255;
-            return header.ContentSize.HasValue && header.ContentSize.Value <= Math.Min(plausible, Lz4Destination.MaxLength)
-                ? header.ContentSize.Value
-                : -1;
+            // Malformed input: decoding will fail and say where. Never trust a hint beyond what the input could
+            // possibly expand to.
+            long guess = hint > 0 ? hint : (long)compressed.Length * EstimatedExpansion;
+            long plausible = (long)compressed.Length * 255 + 64;
+            return (int)Math.Max(1, Math.Min(Math.Min(guess, plausible), Lz4Destination.MaxLength));
         }
 
         private void Record(int length, int frames, int regrowths, bool pooled)

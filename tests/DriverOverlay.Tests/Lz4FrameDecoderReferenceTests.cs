@@ -62,6 +62,7 @@ namespace DriverOverlay.Tests
             Assert.Equal(original.Length, decoded.Length);
             Assert.True(original.AsSpan().SequenceEqual(decoded), $"decoded bytes differ from the original for {options}");
             Assert.True(NativeLz4.DecompressFrame(frame).AsSpan().SequenceEqual(decoded), "liblz4 disagrees");
+            Assert.Equal(original.Length, Lz4FrameDecoder.MeasureDecodedLength(frame));
         }
 
         [SkippableTheory]
@@ -145,6 +146,7 @@ namespace DriverOverlay.Tests
 
             Assert.Equal(4, frames);
             Assert.Equal(Concat(first, second, third), decoded);
+            Assert.Equal(decoded.Length, Lz4FrameDecoder.MeasureDecodedLength(input));
             Assert.Equal(Lz4Cli.Decompress(input), decoded);
         }
 
@@ -207,9 +209,11 @@ namespace DriverOverlay.Tests
                     CompressionLevel = random.Next(3) == 0 ? 9 : 0,
                 };
 
-                byte[] decoded = Lz4Decoding.Decode(NativeLz4.CompressFrame(original, options));
+                byte[] frame = NativeLz4.CompressFrame(original, options);
+                byte[] decoded = Lz4Decoding.Decode(frame);
 
                 Assert.True(original.AsSpan().SequenceEqual(decoded), $"round {round}: {length} bytes, {options}");
+                Assert.Equal(original.Length, Lz4FrameDecoder.MeasureDecodedLength(frame));
             }
         }
 
