@@ -30,7 +30,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>"false" turns pooling off: every buffer is allocated and left to the GC (an escape hatch).</summary>
         public const string PoolingEnabledKey = "adbc.databricks.memory.pooling_enabled";
 
-        /// <summary>Free bytes the LZ4 buffer pool may keep for reuse. Default 64 MiB.</summary>
+        /// <summary>
+        /// Free bytes the LZ4 buffer pool may keep for reuse. Default 128 MiB: with the driver's default CloudFetch
+        /// pipeline (3 downloads, 4 queued results) about ten buffers are in flight, and on a 1 GB result a 64 MiB cap
+        /// still re-allocated a third of what was rented (931 of 2,743 MB) while 128 MiB brought that to 392 MB and
+        /// lowered the peak working set (352 to 289 MB). It is what an idle database keeps until it is disposed.
+        /// </summary>
         public const string BufferPoolMaxRetainedMbKey = "adbc.databricks.memory.buffer_pool_max_retained_mb";
 
         /// <summary>Largest array the LZ4 buffer pool keeps (rounded up to a power of two). Default 32 MiB.</summary>
@@ -40,7 +45,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public bool PoolingEnabled { get; private set; } = true;
 
-        public long BufferPoolMaxRetainedBytes { get; private set; } = 64L * MiB;
+        public long BufferPoolMaxRetainedBytes { get; private set; } = 128L * MiB;
 
         public int BufferPoolMaxArrayLength { get; private set; } = 32 * MiB;
 

@@ -45,7 +45,7 @@ namespace DriverOverlay.Tests.Memory
             })
             {
                 Assert.True(options.PoolingEnabled);
-                Assert.Equal(64L * MiB, options.BufferPoolMaxRetainedBytes);
+                Assert.Equal(128L * MiB, options.BufferPoolMaxRetainedBytes);
                 Assert.Equal(32 * MiB, options.BufferPoolMaxArrayLength);
             }
         }
