@@ -6,7 +6,7 @@ namespace Harness.Support
     /// <summary>ADBC properties that point the Databricks driver at the mock server.</summary>
     public static class MockConnectionProperties
     {
-        public const string DefaultToken = "mock-token";
+        public const string DefaultToken = "mock-databricks-token"; // the mock server's default (MOCK_DATABRICKS_TOKEN)
 
         /// <summary>
         /// The minimal set from the protocol reference (section 1.2), plus: no 15-minute retry loop on a mock 503,
