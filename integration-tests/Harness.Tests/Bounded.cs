@@ -17,7 +17,8 @@ namespace Harness.Tests
         public static T Run<T>(Func<T> action, TimeSpan limit, string what)
         {
             Task<T> task = Task.Run(action);
-            if (!task.Wait(limit))
+            // WhenAny rather than Wait(limit): the driver's own exception must reach the test unwrapped.
+            if (Task.WhenAny(task, Task.Delay(limit)).GetAwaiter().GetResult() != task)
             {
                 throw new TimeoutException($"{what} did not finish within {limit.TotalSeconds:F0} s (hang?)");
             }

@@ -1,0 +1,209 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading.Tasks;
+using Apache.Arrow.Adbc;
+using MockDatabricks.Protocol.Data;
+using MockDatabricks.Testing;
+using Xunit;
+using Xunit.Abstractions;
+
+namespace Harness.Tests
+{
+    /// <summary>
+    /// The mock's faults (statement grammar, see integration-tests/README.md) against any driver: a recoverable fault
+    /// must end in every row correct, an unrecoverable one in an error; never in wrong or missing rows.
+    /// </summary>
+    [Collection(HarnessCollection.Name)]
+    public sealed class FaultToleranceTests
+    {
+        // Four files of 2,500 rows: fault selectors (files=1,3) hit files in the middle of the result.
+        private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 10_000, Seed = 41, RowsPerFile = 2_500, RowsPerBatch = 1_000 };
+
+        private readonly HarnessFixture _fixture;
+        private readonly ITestOutputHelper _output;
+
+        public FaultToleranceTests(HarnessFixture fixture, ITestOutputHelper output)
+        {
+            _fixture = fixture;
+            _output = output;
+        }
+
+        [Theory]
+        [InlineData("expired")]
+        [InlineData("expired mode=soon")]
+        [InlineData("expired files=1,3 times=2")]
+        public async Task ExpiredLinksAreRefreshed(string fault)
+        {
+            List<JournalEntry> journal = await RunWithFaultAsync(fault, "refresh");
+            Run(journal).AssertAllRowsCorrect();
+
+            // The refresh is the driver's FetchResults with maxRows=1 at the expired file's start row offset.
+            List<JournalEntry> refreshes = journal.Where(e => e.Method == "FetchResults" && e.MaxRows == 1).ToList();
+            Assert.NotEmpty(refreshes);
+            Assert.All(refreshes, e => Assert.Equal(0, (e.StartRowOffset ?? 0) % s_spec.RowsPerFile!.Value));
+        }
+
+        [Fact]
+        public async Task Forbidden403OnALiveLinkIsRetried()
+        {
+            // Driver behaviour (tag 21, stock and patched alike): on 403 the downloader asks the result fetcher for a
+            // fresh link, but the fetcher answers from its cache while the cached link is not near expiry, so the
+            // driver GETs the same URL again without any FetchResults. A one-off 403 therefore heals by plain retry.
+            List<JournalEntry> journal = await RunWithFaultAsync("http403 files=0", "forbidden");
+            Run(journal).AssertAllRowsCorrect();
+            Assert.Contains(journal, e => e.Kind == "download" && e.File == 0 && e.Status == 403);
+            Assert.DoesNotContain(journal, e => e.Method == "FetchResults" && e.MaxRows == 1);
+        }
+
+        [Theory]
+        [InlineData("http404 files=1")]
+        [InlineData("http500 files=0,2")]
+        [InlineData("http503 times=2")]
+        [InlineData("http502 files=3")]
+        [InlineData("slow delay_ms=300 files=2")]
+        public async Task TransientDownloadErrorsAreRetried(string fault)
+        {
+            List<JournalEntry> journal = await RunWithFaultAsync(fault, "retry");
+            Run(journal).AssertAllRowsCorrect();
+            Assert.Contains(journal, e => e.Kind == "download" && e.Status >= 400 || e.Outcome == "slow");
+        }
+
+        [Theory]
+        [InlineData("http500 files=1 times=always", "500")]
+        [InlineData("http404 files=2 times=always", "404")]
+        [InlineData("http403 files=0 times=always", "403")]
+        public async Task PersistentDownloadErrorEndsWithAClearError(string fault, string statusInMessage)
+        {
+            List<JournalEntry> journal = await RunWithFaultAsync(fault, "final");
+            Exception error = Run(journal).AssertFailed();
+            string messages = AllMessages(error);
+            _output.WriteLine(messages);
+
+            // "Clear" = the reader fails (no partial result passed off as complete) after a bounded number of
+            // attempts, with an exception that names the HTTP status or the refresh that gave up. Driver behaviour
+            // (tag 21): the exception is the raw HttpRequestException (or InvalidOperationException for 403), not
+            // an AdbcException; the harness records that rather than requiring AdbcException.
+            int attempts = journal.Count(e => e.Kind == "download" && e.Outcome == "http" + statusInMessage);
+            Assert.InRange(attempts, 2, 10);
+            Assert.True(messages.Contains(statusInMessage, StringComparison.Ordinal) || messages.Contains("refresh", StringComparison.OrdinalIgnoreCase), messages);
+        }
+
+        [Theory]
+        [InlineData("truncate files=1")]
+        [InlineData("truncate at=0.1 files=0,3")]
+        [InlineData("reset files=2")]
+        [InlineData("reset at=0.9 files=0")]
+        public async Task BrokenBodyOnceIsRetriedOrFails(string fault)
+        {
+            List<JournalEntry> journal = await RunWithFaultAsync(fault, "body-once");
+            QueryOutcome outcome = Run(journal);
+            _output.WriteLine(outcome.Describe());
+            outcome.AssertCorrectOrFailed();
+        }
+
+        [Theory]
+        [InlineData("truncate files=1 times=always")]
+        [InlineData("reset files=2 times=always")]
+        public async Task BrokenBodyAlwaysFails(string fault)
+        {
+            List<JournalEntry> journal = await RunWithFaultAsync(fault, "body-always");
+            QueryOutcome outcome = Run(journal);
+            _output.WriteLine(outcome.Describe());
+            outcome.AssertFailed();
+        }
+
+        [Theory]
+        [InlineData("corrupt_lz4 files=1", null)]
+        [InlineData("corrupt_lz4 mode=magic files=2", null)]
+        [InlineData("corrupt_lz4 mode=checksum files=0", "lz4_block_checksum=true, lz4_content_checksum=true")]
+        public async Task CorruptLz4IsAnErrorNotWrongRows(string fault, string? encoding)
+        {
+            List<JournalEntry> journal = await RunWithFaultAsync(fault, "corrupt", encoding);
+            QueryOutcome outcome = Run(journal);
+            _output.WriteLine(outcome.Describe());
+            outcome.AssertFailed();
+        }
+
+        [Fact]
+        public void WrongTokenIsUnauthorized()
+        {
+            AdbcException error = Assert.ThrowsAny<AdbcException>(() =>
+                Bounded.Run(() =>
+                {
+                    using AdbcDatabase database = _fixture.OpenDatabase(token: "not-the-token");
+                    using AdbcConnection connection = database.Connect(null);
+                }, Bounded.Query, "connect with a wrong token"));
+            _output.WriteLine(AllMessages(error));
+            Assert.Equal(AdbcStatusCode.Unauthorized, error.Status);
+        }
+
+        [Theory]
+        [InlineData("rpc_error method=ExecuteStatement message=table_is_gone", "direct=false", "table is gone")]
+        [InlineData("rpc_http method=ExecuteStatement status=500 message=warehouse_down", "direct=false", "500")]
+        [InlineData("rpc_error method=GetOperationStatus message=query_failed", "direct=false", "query failed")]
+        public async Task ServerSideErrorReachesTheCaller(string fault, string extra, string message)
+        {
+            List<JournalEntry> journal = await RunWithFaultAsync(fault, "rpc", extra);
+            Exception error = Run(journal).AssertFailed();
+            Assert.Contains(message, AllMessages(error), StringComparison.Ordinal);
+        }
+
+        [SkippableTheory]
+        [InlineData("direct=false")]
+        [InlineData("links_per_fetch=1")]
+        [InlineData("mode=inline, batch_rows=1000, direct=false")]
+        public async Task FetchResultsErrorStatusIsNotASilentlyShortResult(string extra)
+        {
+            // A FetchResults answered with TStatus ERROR (HTTP 200). With links_per_fetch=1 the first links come with
+            // direct results and the error hits the second page, mid-result.
+            List<JournalEntry> journal = await RunWithFaultAsync("rpc_error method=FetchResults message=fetch_broke", "fetch-error", extra);
+            QueryOutcome outcome = Run(journal);
+            _output.WriteLine(outcome.Describe());
+            KnownDriverBugs.SkipIfSilentlyShort(outcome,
+                "neither the CloudFetch result fetcher (CloudFetchResultFetcher.FetchNextResultBatchAsync) nor the inline reader " +
+                "(DatabricksReader.ReadNextRecordBatchAsync) of tag 21 checks TFetchResultsResp.Status, so a FetchResults answered " +
+                "with ERROR_STATUS ends the stream early without an error");
+            Exception error = outcome.AssertFailed();
+            Assert.Contains("fetch broke", AllMessages(error), StringComparison.Ordinal);
+        }
+
+        private Task<List<JournalEntry>> RunWithFaultAsync(string fault, string tag, string? extra = null)
+        {
+            return RunAsync();
+
+            async Task<List<JournalEntry>> RunAsync()
+            {
+                await _fixture.Admin.ClearJournalAsync();
+                string options = $"mode=cloudfetch, tag={tag}, faults='{fault}'" + (extra == null ? string.Empty : ", " + extra);
+                _lastOutcome = DriverQueries.RunOnce(_fixture, s_spec, options);
+                List<JournalEntry> journal = await _fixture.Admin.JournalAsync();
+                foreach (JournalEntry e in journal.Where(e => e.Kind != "rpc" || e.Method != "GetOperationStatus"))
+                {
+                    _output.WriteLine($"{e.Kind} {e.Method} offset={e.StartRowOffset} maxRows={e.MaxRows} file={e.File} {e.Status} {e.Outcome} {e.Detail}");
+                }
+
+                return journal;
+            }
+        }
+
+        private QueryOutcome? _lastOutcome;
+
+        private QueryOutcome Run(List<JournalEntry> journal) => _lastOutcome ?? throw new InvalidOperationException("no query ran");
+
+        private static string AllMessages(Exception error)
+        {
+            var parts = new List<string>();
+            for (Exception? e = error; e != null; e = e.InnerException)
+            {
+                parts.Add($"{e.GetType().Name}: {e.Message}");
+                if (e is AggregateException aggregate)
+                {
+                    parts.AddRange(aggregate.InnerExceptions.Skip(1).Select(i => $"{i.GetType().Name}: {i.Message}"));
+                }
+            }
+
+            return string.Join(" <- ", parts);
+        }
+    }
+}

@@ -1,0 +1,22 @@
+using System;
+using Xunit;
+
+namespace Harness.Tests
+{
+    /// <summary>
+    /// Driver bugs the harness found that the patch series does not set out to fix. A test that hits one is skipped
+    /// with the bug's description (visible in every run's output), unless HARNESS_STRICT=1, where it fails as it
+    /// would for any wrong result. Any other misbehaviour still fails the test.
+    /// </summary>
+    public static class KnownDriverBugs
+    {
+        public static bool Strict => Environment.GetEnvironmentVariable("HARNESS_STRICT") == "1";
+
+        /// <summary>Skips when the query "succeeded" with fewer rows than the result has (and every row it gave was right).</summary>
+        public static void SkipIfSilentlyShort(QueryOutcome outcome, string bug)
+        {
+            bool silentlyShort = outcome.Error == null && outcome.Rows < outcome.ExpectedRows && outcome.WrongValues.Count == 1;
+            Skip.If(silentlyShort && !Strict, $"KNOWN DRIVER BUG, result silently short ({outcome.Rows}/{outcome.ExpectedRows} rows, no error): {bug}");
+        }
+    }
+}
