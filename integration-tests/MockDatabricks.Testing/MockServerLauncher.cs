@@ -18,7 +18,7 @@ namespace MockDatabricks.Testing
     public static class MockServerLauncher
     {
         public const string DefaultToken = "mock-databricks-token";
-        public const string DefaultImage = "mock-databricks:local";
+        public const string DefaultImage = "adbc-databricks-mock:local"; // what scripts/build-images.sh tags
 
         /// <summary>
         /// SEAM for container mode. By default it calls MockDatabricks.Containers.MockServerContainer.StartAsync(image, ct)
