@@ -1,0 +1,174 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+using System.Threading.Tasks;
+using Apache.Arrow.Adbc;
+using MockDatabricks.Protocol.Data;
+using Xunit;
+using Xunit.Abstractions;
+
+namespace Harness.Tests
+{
+    /// <summary>
+    /// Concurrency and duration against any driver: four connections of one database querying in parallel, and a
+    /// soak of a few hundred small and medium queries (some under recoverable faults) on one database. Every row is
+    /// checked. On the patched driver the scope's accounting is checked too: one scope, in-use back to zero between
+    /// queries, retained pool bytes within the configured caps and not growing after warm-up, zero after dispose.
+    /// </summary>
+    [Collection(HarnessCollection.Name)]
+    public sealed class LoadTests
+    {
+        private const int MiB = 1024 * 1024;
+
+        // Small caps so the soak actually runs into them (the defaults are 64/16/32/64 MiB).
+        private static readonly Dictionary<string, string> s_cappedPools = new Dictionary<string, string>
+        {
+            ["adbc.databricks.memory.buffer_pool_max_retained_mb"] = "8",
+            ["adbc.databricks.memory.stream_pool_max_free_small_mb"] = "4",
+            ["adbc.databricks.memory.stream_pool_max_free_large_mb"] = "8",
+            ["adbc.databricks.memory.stream_pool_max_buffer_mb"] = "16",
+        };
+
+        // The LZ4 buffer pool keeps at most its cap; the stream pool keeps its small-block cap plus its large-buffer cap
+        // per size class (RecyclableMemoryStream counts that limit per class; 16 MiB in 4 MiB steps = 4 classes).
+        private const long BufferPoolCap = 8L * MiB;
+        private const long StreamPoolCap = (4L * MiB) + (8L * MiB * 4);
+
+        private readonly HarnessFixture _fixture;
+        private readonly ITestOutputHelper _output;
+
+        public LoadTests(HarnessFixture fixture, ITestOutputHelper output)
+        {
+            _fixture = fixture;
+            _output = output;
+        }
+
+        [Fact]
+        public async Task FourConnectionsQueryInParallel()
+        {
+            using MemoryScopeWatch? watch = DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
+            using (AdbcDatabase database = watch != null ? watch.Open(() => _fixture.OpenDatabase()) : _fixture.OpenDatabase())
+            {
+                IReadOnlyCollection<int> known = watch?.AllScopes ?? Array.Empty<int>();
+                AdbcConnection[] connections = Enumerable.Range(0, 4).Select(_ => database.Connect(null)).ToArray();
+                try
+                {
+                    // Each connection on its own thread, three queries each, different data per connection and query.
+                    Task<QueryOutcome[]>[] workers = connections.Select((connection, c) => Task.Run(() =>
+                        Enumerable.Range(0, 3).Select(q => DriverQueries.Run(
+                            connection,
+                            new DatasetSpec { Rows = 16_000 + (c * 1_000), Seed = 70 + (c * 10) + q, RowsPerFile = 2_000, RowsPerBatch = 1_000 },
+                            q == 1 ? "mode=inline" : "mode=cloudfetch")).ToArray())).ToArray();
+                    QueryOutcome[][] results = await Task.WhenAll(workers).WaitAsync(TimeSpan.FromMinutes(3));
+                    foreach (QueryOutcome outcome in results.SelectMany(r => r))
+                    {
+                        outcome.AssertAllRowsCorrect();
+                    }
+                }
+                finally
+                {
+                    foreach (AdbcConnection connection in connections)
+                    {
+                        connection.Dispose();
+                    }
+                }
+
+                if (watch != null)
+                {
+                    _output.WriteLine(watch.Describe());
+                    Assert.Empty(watch.ScopesSince(known));
+                    Assert.Equal(0, watch.InUse);
+                }
+            }
+
+            watch?.AssertReleasedAndEmpty();
+        }
+
+        [Fact]
+        public void SoakOfManyQueriesOnOneDatabase()
+        {
+            const int queries = 240;
+            const int checkpointEvery = 20;
+            const int warmupQueries = 60;
+            using MemoryScopeWatch? watch = DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
+            var checkpoints = new List<(int Query, long BufferPool, long StreamPool, long Allocated, long Rented)>();
+            using (AdbcDatabase database = watch != null ? watch.Open(() => _fixture.OpenDatabase(s_cappedPools)) : _fixture.OpenDatabase(s_cappedPools))
+            using (AdbcConnection first = database.Connect(null))
+            using (AdbcConnection second = database.Connect(null))
+            {
+                for (int i = 0; i < queries; i++)
+                {
+                    (DatasetSpec spec, string options) = SoakQuery(i);
+                    QueryOutcome outcome = DriverQueries.Run(i % 2 == 0 ? first : second, spec, options);
+                    Assert.True(outcome.Error == null && outcome.WrongValues.Count == 0, $"query {i} ({options}): {outcome.Describe()}");
+                    outcome.AssertAllRowsCorrect();
+
+                    if (watch != null && (i + 1) % checkpointEvery == 0)
+                    {
+                        // Between queries every reader is disposed: nothing may be in use, and what the pools keep is
+                        // bounded by their caps.
+                        Assert.True(watch.InUse == 0, $"after query {i}: " + watch.Describe());
+                        long buffers = watch.RetainedIn(MemoryScopeWatch.BufferPool);
+                        long streams = watch.RetainedIn(MemoryScopeWatch.StreamPool);
+                        checkpoints.Add((i + 1, buffers, streams, watch.Sum(MemoryScopeWatch.Allocated), watch.Sum(MemoryScopeWatch.Rented)));
+                        Assert.InRange(buffers, 0, BufferPoolCap);
+                        Assert.InRange(streams, 0, StreamPoolCap);
+                    }
+                }
+            }
+
+            if (watch == null)
+            {
+                return;
+            }
+
+            foreach (var c in checkpoints)
+            {
+                _output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"after {c.Query,3} queries: retained lz4_buffers {c.BufferPool,9} streams {c.StreamPool,9}, allocated {c.Allocated,11}, rented {c.Rented,12}"));
+            }
+
+            // No growth after warm-up: the retained bytes at every later checkpoint stay within the largest value
+            // seen during warm-up. A pool that leaked (kept every returned array) would climb checkpoint after
+            // checkpoint until it hit its cap.
+            long warmupMax = checkpoints.Where(c => c.Query <= warmupQueries).Max(c => c.BufferPool + c.StreamPool);
+            foreach (var c in checkpoints.Where(c => c.Query > warmupQueries))
+            {
+                Assert.True(c.BufferPool + c.StreamPool <= warmupMax,
+                    $"retained pool bytes grew after warm-up: {c.BufferPool + c.StreamPool} at query {c.Query} > {warmupMax} (max during the first {warmupQueries})");
+            }
+
+            // Reuse, reported rather than asserted as a ratio: how much of what was rented after warm-up was newly allocated.
+            var atWarmup = checkpoints.Last(c => c.Query <= warmupQueries);
+            var last = checkpoints[^1];
+            _output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"after warm-up: rented {last.Rented - atWarmup.Rented} bytes, newly allocated {last.Allocated - atWarmup.Allocated} bytes"));
+            watch.AssertReleasedAndEmpty();
+        }
+
+        /// <summary>
+        /// The soak's mix: small inline, medium CloudFetch (mixed and narrow data, several frame layouts) and every
+        /// fifth query under a recoverable fault. Seeds repeat, so the server serves its cached files.
+        /// </summary>
+        private static (DatasetSpec Spec, string Options) SoakQuery(int i)
+        {
+            string[] faults =
+            {
+                "faults='http500 files=0'",
+                "faults='expired files=1'",
+                "faults='http503 files=2'",
+                "faults='http404 files=0,3'",
+                "faults='slow delay_ms=100 files=1'",
+            };
+            return (i % 5) switch
+            {
+                0 => (new DatasetSpec { Rows = 2_000, Seed = 80, RowsPerBatch = 500 }, "mode=inline"),
+                1 => (new DatasetSpec { Rows = 12_000, Seed = 81, RowsPerFile = 3_000, RowsPerBatch = 1_000 }, "mode=cloudfetch"),
+                2 => (new DatasetSpec { Rows = 20_000, Seed = 82, Profile = DatasetProfile.Narrow, RowsPerFile = 5_000, RowsPerBatch = 2_500 }, "mode=cloudfetch, frames=per_message"),
+                3 => (new DatasetSpec { Rows = 8_000, Seed = 83, Profile = DatasetProfile.Strings, RowsPerFile = 2_000, RowsPerBatch = 1_000 }, "mode=cloudfetch, frames=3"),
+                _ => (new DatasetSpec { Rows = 12_000, Seed = 84, RowsPerFile = 3_000, RowsPerBatch = 1_000 }, "mode=cloudfetch, " + faults[(i / 5) % faults.Length]),
+            };
+        }
+    }
+}
