@@ -21,7 +21,9 @@ namespace Harness.Tests
     {
         private const int MiB = 1024 * 1024;
 
-        // Small caps so the soak actually runs into them (the defaults are 64/16/32/64 MiB).
+        // Small caps so the soak runs close to them. The stream-pool keys apply to overlay versions that have a
+        // RecyclableMemoryStream pool ("streams"); later versions keep every buffer in the LZ4 buffer pool and ignore
+        // unknown keys, and their "streams" sums simply stay 0.
         private static readonly Dictionary<string, string> s_cappedPools = new Dictionary<string, string>
         {
             ["adbc.databricks.memory.buffer_pool_max_retained_mb"] = "8",
@@ -129,21 +131,28 @@ namespace Harness.Tests
                     $"after {c.Query,3} queries: retained lz4_buffers {c.BufferPool,9} streams {c.StreamPool,9}, allocated {c.Allocated,11}, rented {c.Rented,12}"));
             }
 
-            // No growth after warm-up: the retained bytes at every later checkpoint stay within the largest value
-            // seen during warm-up. A pool that leaked (kept every returned array) would climb checkpoint after
-            // checkpoint until it hit its cap.
+            // No growth after warm-up. Which buffer sizes sit in the pool at a checkpoint depends on how the parallel
+            // downloads interleaved, so the retained sum wobbles by an array or two (256 KiB was seen); a leak would
+            // instead climb with every query (the soak rents about 2 MB per query, some 450 MB in all). So: every later
+            // checkpoint stays within the warm-up maximum plus 2 MiB, and after warm-up the pool serves (nearly)
+            // everything from reuse: newly allocated bytes are at most 10% of the bytes rented.
+            const long wobble = 2L * MiB;
             long warmupMax = checkpoints.Where(c => c.Query <= warmupQueries).Max(c => c.BufferPool + c.StreamPool);
             foreach (var c in checkpoints.Where(c => c.Query > warmupQueries))
             {
-                Assert.True(c.BufferPool + c.StreamPool <= warmupMax,
-                    $"retained pool bytes grew after warm-up: {c.BufferPool + c.StreamPool} at query {c.Query} > {warmupMax} (max during the first {warmupQueries})");
+                Assert.True(c.BufferPool + c.StreamPool <= warmupMax + wobble,
+                    $"retained pool bytes grew after warm-up: {c.BufferPool + c.StreamPool} at query {c.Query} > {warmupMax} (max during the first {warmupQueries}) + {wobble}");
             }
 
-            // Reuse, reported rather than asserted as a ratio: how much of what was rented after warm-up was newly allocated.
             var atWarmup = checkpoints.Last(c => c.Query <= warmupQueries);
             var last = checkpoints[^1];
+            long rentedAfterWarmup = last.Rented - atWarmup.Rented;
+            long allocatedAfterWarmup = last.Allocated - atWarmup.Allocated;
             _output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"after warm-up: rented {last.Rented - atWarmup.Rented} bytes, newly allocated {last.Allocated - atWarmup.Allocated} bytes"));
+                $"after warm-up: rented {rentedAfterWarmup} bytes, newly allocated {allocatedAfterWarmup} bytes"));
+            Assert.True(rentedAfterWarmup > 0, "nothing rented after warm-up");
+            Assert.True(allocatedAfterWarmup <= rentedAfterWarmup / 10,
+                $"the pool kept allocating after warm-up: {allocatedAfterWarmup} of {rentedAfterWarmup} rented bytes were new");
             watch.AssertReleasedAndEmpty();
         }
 
