@@ -21,21 +21,13 @@ namespace Harness.Tests
     {
         private const int MiB = 1024 * 1024;
 
-        // Small caps so the soak runs close to them. The stream-pool keys apply to overlay versions that have a
-        // RecyclableMemoryStream pool ("streams"); later versions keep every buffer in the LZ4 buffer pool and ignore
-        // unknown keys, and their "streams" sums simply stay 0.
+        // A small cap so the soak runs close to it; the pool never keeps more than its cap.
         private static readonly Dictionary<string, string> s_cappedPools = new Dictionary<string, string>
         {
             ["adbc.databricks.memory.buffer_pool_max_retained_mb"] = "8",
-            ["adbc.databricks.memory.stream_pool_max_free_small_mb"] = "4",
-            ["adbc.databricks.memory.stream_pool_max_free_large_mb"] = "8",
-            ["adbc.databricks.memory.stream_pool_max_buffer_mb"] = "16",
         };
 
-        // The LZ4 buffer pool keeps at most its cap; the stream pool keeps its small-block cap plus its large-buffer cap
-        // per size class (RecyclableMemoryStream counts that limit per class; 16 MiB in 4 MiB steps = 4 classes).
         private const long BufferPoolCap = 8L * MiB;
-        private const long StreamPoolCap = (4L * MiB) + (8L * MiB * 4);
 
         private readonly HarnessFixture _fixture;
         private readonly ITestOutputHelper _output;
@@ -94,7 +86,7 @@ namespace Harness.Tests
             const int checkpointEvery = 20;
             const int warmupQueries = 60;
             using MemoryScopeWatch? watch = DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
-            var checkpoints = new List<(int Query, long BufferPool, long StreamPool, long Allocated, long Rented)>();
+            var checkpoints = new List<(int Query, long BufferPool, long Allocated, long Rented)>();
             using (AdbcDatabase database = watch != null ? watch.Open(() => _fixture.OpenDatabase(s_cappedPools)) : _fixture.OpenDatabase(s_cappedPools))
             using (AdbcConnection first = database.Connect(null))
             using (AdbcConnection second = database.Connect(null))
@@ -112,10 +104,8 @@ namespace Harness.Tests
                         // bounded by their caps.
                         Assert.True(watch.InUse == 0, $"after query {i}: " + watch.Describe());
                         long buffers = watch.RetainedIn(MemoryScopeWatch.BufferPool);
-                        long streams = watch.RetainedIn(MemoryScopeWatch.StreamPool);
-                        checkpoints.Add((i + 1, buffers, streams, watch.Sum(MemoryScopeWatch.Allocated), watch.Sum(MemoryScopeWatch.Rented)));
+                        checkpoints.Add((i + 1, buffers, watch.Sum(MemoryScopeWatch.Allocated), watch.Sum(MemoryScopeWatch.Rented)));
                         Assert.InRange(buffers, 0, BufferPoolCap);
-                        Assert.InRange(streams, 0, StreamPoolCap);
                     }
                 }
             }
@@ -128,7 +118,7 @@ namespace Harness.Tests
             foreach (var c in checkpoints)
             {
                 _output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                    $"after {c.Query,3} queries: retained lz4_buffers {c.BufferPool,9} streams {c.StreamPool,9}, allocated {c.Allocated,11}, rented {c.Rented,12}"));
+                    $"after {c.Query,3} queries: retained lz4_buffers {c.BufferPool,9}, allocated {c.Allocated,11}, rented {c.Rented,12}"));
             }
 
             // No growth after warm-up. Which buffer sizes sit in the pool at a checkpoint depends on how the parallel
@@ -137,11 +127,11 @@ namespace Harness.Tests
             // checkpoint stays within the warm-up maximum plus 2 MiB, and after warm-up the pool serves (nearly)
             // everything from reuse: newly allocated bytes are at most 10% of the bytes rented.
             const long wobble = 2L * MiB;
-            long warmupMax = checkpoints.Where(c => c.Query <= warmupQueries).Max(c => c.BufferPool + c.StreamPool);
+            long warmupMax = checkpoints.Where(c => c.Query <= warmupQueries).Max(c => c.BufferPool);
             foreach (var c in checkpoints.Where(c => c.Query > warmupQueries))
             {
-                Assert.True(c.BufferPool + c.StreamPool <= warmupMax + wobble,
-                    $"retained pool bytes grew after warm-up: {c.BufferPool + c.StreamPool} at query {c.Query} > {warmupMax} (max during the first {warmupQueries}) + {wobble}");
+                Assert.True(c.BufferPool <= warmupMax + wobble,
+                    $"retained pool bytes grew after warm-up: {c.BufferPool} at query {c.Query} > {warmupMax} (max during the first {warmupQueries}) + {wobble}");
             }
 
             var atWarmup = checkpoints.Last(c => c.Query <= warmupQueries);

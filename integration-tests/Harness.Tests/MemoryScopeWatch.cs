@@ -18,7 +18,6 @@ namespace Harness.Tests
         public const string Allocated = "adbc.databricks.memory.allocated";
         public const string LiveScopes = "adbc.databricks.memory.scopes";
         public const string BufferPool = "lz4_buffers";
-        public const string StreamPool = "streams";
 
         private readonly OverlayMetricsListener _meter = new OverlayMetricsListener();
 
@@ -52,7 +51,7 @@ namespace Harness.Tests
         public long Live => _meter.Sum(LiveScopes, ScopeId);
 
         public string Describe() =>
-            $"scope {ScopeId}: in_use {InUse}, retained {Retained} (lz4_buffers {RetainedIn(BufferPool)}, streams {RetainedIn(StreamPool)}), " +
+            $"scope {ScopeId}: in_use {InUse}, retained {Retained} (lz4_buffers {RetainedIn(BufferPool)}), " +
             $"rented {Sum(Rented)}, allocated {Sum(Allocated)}, live {Live}";
 
         /// <summary>
