@@ -93,19 +93,23 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         }
 
         /// <summary>
-        /// The exact number of bytes <see cref="Decode"/> would produce for <paramref name="source"/>, found by walking
-        /// frame headers, block headers and sequence tokens without copying anything; -1 when the input is malformed
-        /// (<see cref="Decode"/> then reports exactly what is wrong). Checksums are not verified here.
+        /// An upper bound of the bytes <see cref="Decode"/> produces for <paramref name="source"/>, found by walking
+        /// frame and block headers without copying anything; -1 when the input is malformed (<see cref="Decode"/>
+        /// then reports exactly what is wrong). Checksums are not verified here.
         /// </summary>
         /// <remarks>
         /// Databricks' frames carry no content size, and a buffer sized by guesswork is either too small (regrown and
-        /// copied) or too large (a bigger pool bucket, or none); measuring costs a small fraction of decoding.
+        /// copied) or too large (a bigger pool bucket, or none). Encoders fill every block of a frame but the last
+        /// (lz4-java and liblz4 do), so the bound counts a compressed block before the last as the frame's block
+        /// maximum and measures only the last one from its sequence tokens: exact for such frames at a fraction of
+        /// the cost of measuring every block, and never too small for any valid frame. A declared content size is
+        /// used when it is below that bound.
         /// </remarks>
-        public static long MeasureDecodedLength(ReadOnlySpan<byte> source)
+        public static long DecodedLengthBound(ReadOnlySpan<byte> source)
         {
             try
             {
-                return Measure(source);
+                return Bound(source);
             }
             catch (Lz4FormatException)
             {
@@ -113,7 +117,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        private static long Measure(ReadOnlySpan<byte> source)
+        private static long Bound(ReadOnlySpan<byte> source)
         {
             if (source.IsEmpty)
             {
@@ -143,7 +147,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
                 Lz4FrameHeader header = Lz4FrameHeader.Read(source, position);
                 position += header.Length;
-                long frameTotal = 0;
+                int checksumLength = header.BlockChecksum ? 4 : 0;
+                long frameBound = 0;
                 while (true)
                 {
                     if (source.Length - position < 4)
@@ -159,24 +164,27 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     }
 
                     int size = (int)(rawSize & 0x7FFFFFFFU);
-                    int checksumLength = header.BlockChecksum ? 4 : 0;
                     if (size > header.BlockMaxSize || source.Length - position < size + checksumLength)
                     {
                         return -1;
                     }
 
-                    long blockLength = (rawSize & 0x80000000U) != 0 ? size : Lz4BlockDecoder.MeasureDecodedLength(source.Slice(position, size));
-                    if (blockLength < 0 || blockLength > header.BlockMaxSize)
+                    int next = position + size + checksumLength;
+                    bool lastBlock = source.Length - next >= 4 && BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(next)) == 0;
+                    long blockBound = (rawSize & 0x80000000U) != 0 ? size
+                        : lastBlock ? Lz4BlockDecoder.MeasureDecodedLength(source.Slice(position, size))
+                        : header.BlockMaxSize;
+                    if (blockBound < 0 || blockBound > header.BlockMaxSize)
                     {
                         return -1;
                     }
 
-                    frameTotal += blockLength;
-                    position += size + checksumLength;
+                    frameBound += blockBound;
+                    position = next;
                 }
 
                 position += header.ContentChecksum ? 4 : 0;
-                total += frameTotal;
+                total += header.ContentSize.HasValue ? Math.Min(header.ContentSize.Value, frameBound) : frameBound;
                 if (total > Lz4Destination.MaxLength)
                 {
                     return -1;

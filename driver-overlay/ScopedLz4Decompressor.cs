@@ -28,8 +28,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// The LZ4 entry points the patched driver calls, bound to one <see cref="DatabricksMemoryScope"/>.
     /// </summary>
     /// <remarks>
-    /// Every output is sized exactly before decoding: from the frame's content size when it declares one, otherwise
-    /// by measuring the frames (<see cref="Lz4FrameDecoder.MeasureDecodedLength"/>), so nothing is regrown or
+    /// Every output is sized before decoding from a bound that is exact for frames as encoders write them
+    /// (<see cref="Lz4FrameDecoder.DecodedLengthBound"/>: full blocks but the last), so nothing is regrown or
     /// copied. Memory never escapes to the application: a CloudFetch stream's array goes back to the scope when the
     /// Arrow stream reader disposes the stream (that reader copies every record batch body into buffers the batch
     /// owns), and an inline batch is an exact-size array the caller owns, because Arrow's memory reader builds
@@ -61,7 +61,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// </summary>
         /// <param name="compressed">The downloaded file.</param>
         /// <param name="expectedDecompressedSize">
-        /// A size hint (0 if unknown), used only when the input cannot be measured; the measured size always wins.
+        /// A size hint (0 if unknown), used only when the input's structure is unsound; the measured bound always wins.
         /// </param>
         /// <exception cref="Lz4FormatException">The file is not valid LZ4; nothing is returned and nothing leaks.</exception>
         public MemoryStream DecompressToStream(ReadOnlySpan<byte> compressed, long expectedDecompressedSize = 0)
@@ -180,10 +180,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        /// <summary>The exact decoded size when the input can be measured; otherwise a bounded guess.</summary>
+        /// <summary>The decoded size bound when the input's structure is sound; otherwise a bounded guess.</summary>
         private static int OutputCapacity(ReadOnlySpan<byte> compressed, long hint)
         {
-            long measured = Lz4FrameDecoder.MeasureDecodedLength(compressed);
+            long measured = Lz4FrameDecoder.DecodedLengthBound(compressed);
             if (measured >= 0)
             {
                 return (int)measured;

@@ -13,7 +13,8 @@ namespace Lz4Benchmarks
     /// (a) tag 21: a K4os-shaped decoder stream copied (80 KB at a time) into a growing MemoryStream;
     /// (b) tag 22: the same stream with buffers from a database-scoped ArrayPool.Create(4 MiB, 10), copied into a
     ///     RecyclableMemoryStream from a default manager;
-    /// (c) the overlay: frames decoded straight into one pooled RecyclableMemoryStream buffer;
+    /// (c) the overlay: the decoded length bounded from the frame headers, then frames decoded straight into one
+    ///     array of that size from the scope's pool;
     /// (d) the floor: the same blocks decoded by the block codec into a preallocated buffer (no frame parsing,
     ///     no stream), managed (the overlay's codec) and native (liblz4).
     /// Every path's output length is returned so the JIT cannot drop the work; Validate() checks the bytes.

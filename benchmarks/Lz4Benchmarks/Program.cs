@@ -14,6 +14,13 @@ namespace Lz4Benchmarks
         /// </summary>
         public static void Main(string[] args)
         {
+            // `--interleaved [rounds]`: the round-robin side-by-side comparison (see InterleavedComparison).
+            if (args.Length > 0 && args[0] == "--interleaved")
+            {
+                InterleavedComparison.Run(args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 60);
+                return;
+            }
+
             IConfig config = DefaultConfig.Instance
                 .AddJob(Job.Default
                     .WithToolchain(InProcessEmitToolchain.Instance)

@@ -33,7 +33,7 @@ namespace DriverOverlay.Tests
                 var error = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.Decode(truncated));
 
                 Assert.InRange(error.Offset, 0, length);
-                Assert.Equal(-1, Lz4FrameDecoder.MeasureDecodedLength(truncated));
+                Assert.Equal(-1, Lz4FrameDecoder.DecodedLengthBound(truncated));
                 Assert.StartsWith($"Invalid LZ4 data at byte {error.Offset}: ", error.Message);
             }
         }
@@ -220,7 +220,7 @@ namespace DriverOverlay.Tests
             var error = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.Decode(input));
 
             Assert.Contains("3 trailing byte(s) after frame 1", error.Message);
-            Assert.Equal(-1, Lz4FrameDecoder.MeasureDecodedLength(input));
+            Assert.Equal(-1, Lz4FrameDecoder.DecodedLengthBound(input));
             Assert.Equal(frame.Length, error.Offset);
         }
 

@@ -62,7 +62,7 @@ namespace DriverOverlay.Tests
             Assert.Equal(original.Length, decoded.Length);
             Assert.True(original.AsSpan().SequenceEqual(decoded), $"decoded bytes differ from the original for {options}");
             Assert.True(NativeLz4.DecompressFrame(frame).AsSpan().SequenceEqual(decoded), "liblz4 disagrees");
-            Assert.Equal(original.Length, Lz4FrameDecoder.MeasureDecodedLength(frame));
+            Assert.Equal(original.Length, Lz4FrameDecoder.DecodedLengthBound(frame));
         }
 
         [SkippableTheory]
@@ -146,7 +146,7 @@ namespace DriverOverlay.Tests
 
             Assert.Equal(4, frames);
             Assert.Equal(Concat(first, second, third), decoded);
-            Assert.Equal(decoded.Length, Lz4FrameDecoder.MeasureDecodedLength(input));
+            Assert.Equal(decoded.Length, Lz4FrameDecoder.DecodedLengthBound(input));
             Assert.Equal(Lz4Cli.Decompress(input), decoded);
         }
 
@@ -213,7 +213,7 @@ namespace DriverOverlay.Tests
                 byte[] decoded = Lz4Decoding.Decode(frame);
 
                 Assert.True(original.AsSpan().SequenceEqual(decoded), $"round {round}: {length} bytes, {options}");
-                Assert.Equal(original.Length, Lz4FrameDecoder.MeasureDecodedLength(frame));
+                Assert.Equal(original.Length, Lz4FrameDecoder.DecodedLengthBound(frame));
             }
         }
 
@@ -271,6 +271,35 @@ namespace DriverOverlay.Tests
                     Assert.InRange(position, 0, block.Length);
                 }
             }
+        }
+
+        [SkippableFact]
+        public void AFrameWhoseMiddleBlocksAreNotFullIsBoundedFromAboveAndDecodes()
+        {
+            // An encoder that flushes mid-stream writes short blocks before the last one; the size bound counts
+            // them at the block maximum, so the buffer is larger than needed but never too small.
+            Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
+            byte[][] pieces = { TestData.Mixed(10_000, seed: 1), TestData.Mixed(30_000, seed: 2), TestData.Mixed(5_000, seed: 3) };
+            byte[] template = NativeLz4.CompressFrame(System.Array.Empty<byte>(), new FrameOptions { BlockSize = BlockMaxSize.Max64KB });
+            var frame = new List<byte>(template.AsSpan(0, 7).ToArray()); // magic, FLG, BD, header checksum
+            foreach (byte[] piece in pieces)
+            {
+                byte[] block = NativeLz4.CompressBlock(piece);
+                frame.AddRange(BitConverter.GetBytes(block.Length));
+                frame.AddRange(block);
+            }
+
+            frame.AddRange(new byte[4]);
+            byte[] input = frame.ToArray();
+            byte[] expected = Concat(pieces);
+
+            long bound = Lz4FrameDecoder.DecodedLengthBound(input);
+            using DatabricksMemoryLease lease = DatabricksMemoryScope.Create(null);
+            using MemoryStream decoded = lease.Scope.Lz4.DecompressToStream(input);
+
+            Assert.Equal(2 * 64 * 1024 + 5_000, bound);
+            Assert.Equal(expected, decoded.ToArray());
+            Assert.Equal(NativeLz4.DecompressFrame(input), expected);
         }
 
         private static byte[] SkippableFrame(uint magic, int length)
