@@ -83,6 +83,13 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         }
 
         /// <summary>
+        /// Wraps a downloaded CloudFetch file in a stream that decodes it on first read (see
+        /// <see cref="DeferredLz4Stream"/>), so files waiting in the prefetch queue stay compressed. The stream owns
+        /// <paramref name="compressed"/> from now on and gives every array back to the scope when disposed.
+        /// </summary>
+        public Stream DecompressOnFirstRead(PooledBuffer compressed) => new DeferredLz4Stream(this, compressed);
+
+        /// <summary>
         /// Decompresses one inline Arrow batch into an exact-size array that the caller owns, decoding straight into
         /// it: no scratch buffer, no copy.
         /// </summary>

@@ -234,16 +234,5 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(data.Length, metrics.Sum(scope.Id, MemoryMetricsRecorder.Unpooled)); // exact size: no bucket rounding
             Assert.Equal(1, metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks, reason: "unpooled"));
         }
-
-        internal static int BucketOf(int size)
-        {
-            int bucket = Min;
-            while (bucket < size)
-            {
-                bucket <<= 1;
-            }
-
-            return bucket;
-        }
     }
 }

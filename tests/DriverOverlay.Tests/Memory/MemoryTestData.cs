@@ -25,6 +25,18 @@ namespace DriverOverlay.Tests.Memory
         private static readonly ConcurrentDictionary<(int, int, FrameOptions), (byte[], byte[])> s_samples =
             new ConcurrentDictionary<(int, int, FrameOptions), (byte[], byte[])>();
 
+        /// <summary>The array length the pool hands out for <paramref name="size"/> bytes: the next power of two.</summary>
+        public static int BucketOf(int size)
+        {
+            int bucket = Lz4BufferPool.MinimumArrayLength;
+            while (bucket < size)
+            {
+                bucket <<= 1;
+            }
+
+            return bucket;
+        }
+
         /// <summary>Data and its LZ4 frame, cached because the large sizes are shared by several tests.</summary>
         public static (byte[] Data, byte[] Compressed) Sample(int length, FrameOptions options, int seed = 1) =>
             s_samples.GetOrAdd((length, seed, options), key =>

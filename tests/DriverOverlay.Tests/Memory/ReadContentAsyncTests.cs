@@ -278,16 +278,5 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);
         }
-
-        private static int BucketOf(int size)
-        {
-            int bucket = Min;
-            while (bucket < size)
-            {
-                bucket <<= 1;
-            }
-
-            return bucket;
-        }
     }
 }
