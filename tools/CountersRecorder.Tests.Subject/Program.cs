@@ -1,0 +1,82 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+using System.Globalization;
+using System.Threading;
+
+namespace CountersRecorder.Tests.Subject
+{
+    /// <summary>
+    /// <c>Subject [--exit-code N] [--listener-wait SECONDS] [--linger SECONDS]</c>: waits (bounded) until something
+    /// listens to its meter, so that every measurement lands in the recorder's aggregation; adds to its instruments over
+    /// about two seconds while allocating; then lingers so the recorder receives at least one more collection interval
+    /// after the last change; then exits with N.
+    /// </summary>
+    public static class Program
+    {
+        private static long s_level;
+
+        public static int Main(string[] args)
+        {
+            int exitCode = 0;
+            double listenerWait = 10;
+            double linger = 2.5;
+            for (int i = 0; i + 1 < args.Length; i += 2)
+            {
+                switch (args[i])
+                {
+                    case "--exit-code":
+                        exitCode = int.Parse(args[i + 1], CultureInfo.InvariantCulture);
+                        break;
+                    case "--listener-wait":
+                        listenerWait = double.Parse(args[i + 1], CultureInfo.InvariantCulture);
+                        break;
+                    case "--linger":
+                        linger = double.Parse(args[i + 1], CultureInfo.InvariantCulture);
+                        break;
+                    default:
+                        Console.Error.WriteLine($"subject: unknown option {args[i]}");
+                        return 2;
+                }
+            }
+
+            Console.Error.WriteLine(SubjectFacts.StderrLine);
+            using var meter = new Meter(SubjectFacts.MeterName, "1.0.0");
+            Counter<long> work = meter.CreateCounter<long>(SubjectFacts.CounterName, SubjectFacts.CounterUnit);
+            UpDownCounter<long> inUse = meter.CreateUpDownCounter<long>(SubjectFacts.UpDownName, SubjectFacts.UpDownUnit);
+            meter.CreateObservableGauge(SubjectFacts.GaugeName, () => Interlocked.Read(ref s_level));
+
+            // Measurements made before a listener enables an instrument are not seen by anyone.
+            var clock = Stopwatch.StartNew();
+            while (!(work.Enabled && inUse.Enabled) && clock.Elapsed.TotalSeconds < listenerWait)
+            {
+                Thread.Sleep(20);
+            }
+
+            Console.WriteLine($"subject: listener {(work.Enabled && inUse.Enabled ? "attached" : "absent")} after {clock.Elapsed.TotalSeconds:F1} s");
+
+            KeyValuePair<string, object?>[] main = { new("pool", "lz4_buffers"), new("scope", 1) };
+            KeyValuePair<string, object?>[] other = { new("pool", "other"), new("scope", 2) };
+            var retained = new List<byte[]>();
+            for (int step = 1; step <= SubjectFacts.Steps; step++)
+            {
+                work.Add(SubjectFacts.MainIncrementPerStep, main);
+                work.Add(SubjectFacts.OtherIncrementPerStep, other);
+                inUse.Add(SubjectFacts.UpDownUpPerStep, main);
+                inUse.Add(-SubjectFacts.UpDownDownPerStep, main);
+                Interlocked.Exchange(ref s_level, step);
+                byte[] block = new byte[SubjectFacts.RetainedBytesPerStep];
+                block.AsSpan().Fill((byte)step); // touch it, so it is in the working set too
+                retained.Add(block);
+                Thread.Sleep(100);
+            }
+
+            Interlocked.Exchange(ref s_level, SubjectFacts.GaugeFinal);
+            Thread.Sleep(TimeSpan.FromSeconds(linger));
+            GC.KeepAlive(retained);
+            Console.WriteLine(SubjectFacts.DoneLine);
+            return exitCode;
+        }
+    }
+}
