@@ -1,25 +1,47 @@
 #!/usr/bin/env bash
-# Builds the mock server's image from local material only (no registry is reachable in CI):
+# Builds the mock server's image and the harness image from local material only (no registry is reachable in CI):
 #
+#   mock:
 #   1. a .NET base image, unless MOCK_BASE_IMAGE names one to use instead: a minimal Debian rootfs made
 #      with debootstrap from the mirror apt uses here (cached as a tarball, so only the first run pays
 #      for it), plus the ASP.NET Core shared framework installed on this machine, imported as
 #      localhost/adbc-dbx-dotnet-base:<major.minor>;
 #   2. the mock server, published on the host into docker/.publish/mock-server;
 #   3. docker/mock-server.Dockerfile on top of that base, tagged adbc-databricks-mock:local.
+#   harness:
+#   4. a tools base image, unless HARNESS_BASE_IMAGE names one: another debootstrap rootfs (cached the same
+#      way) with git, python3, curl and lz4, no .NET (compose mounts the host's SDK: docker/compose.local-sdk.yaml),
+#      imported as localhost/adbc-dbx-harness-base:bookworm;
+#   5. docker/harness.Dockerfile on top of it, tagged adbc-databricks-harness:local. On the local base nothing
+#      more is installed (EXTRA_PACKAGES empty: matplotlib is for verify's chart, which CI does not draw).
 #
-#   scripts/build-images.sh                       # everything, with the engine from container-engine.sh
-#   MOCK_BASE_IMAGE=mcr.microsoft.com/dotnet/aspnet:10.0 scripts/build-images.sh   # real Docker + registry
+#   scripts/build-images.sh                       # both images, with the engine from container-engine.sh
+#   scripts/build-images.sh mock                  # only the mock (or: harness)
+#   MOCK_BASE_IMAGE=mcr.microsoft.com/dotnet/aspnet:10.0 HARNESS_BASE_IMAGE=mcr.microsoft.com/dotnet/sdk:10.0 \
+#       scripts/build-images.sh                   # real Docker + registry
 #
 # Environment:
 #   MOCK_BASE_IMAGE        base image to build on; skips step 1 (default: the local base)
+#   HARNESS_BASE_IMAGE     base image of the harness; skips step 4 (default: the local tools base)
+#   HARNESS_IMAGE          tag of the harness image (default adbc-databricks-harness:local)
 #   MOCK_DATABRICKS_IMAGE  tag of the mock image (default adbc-databricks-mock:local)
 #   MOCK_SERVER_PROJECT    server project to publish (default integration-tests/MockDatabricks.Server)
 #   MOCK_SERVER_CONFIGURATION  configuration to publish (default Release; Debug reuses a Debug solution build)
 #   DEBIAN_MIRROR          mirror for debootstrap (default: the first Debian mirror in apt's sources)
 #   ADBC_DBX_CACHE_DIR     where the rootfs tarball is cached (default ${XDG_CACHE_HOME:-$HOME/.cache}/adbc-dbx-images)
-#   REBUILD_BASE=1         rebuild the base image even when one with the same inputs exists
+#   REBUILD_BASE=1         rebuild the base images even when ones with the same inputs exist
 set -euo pipefail
+
+targets=()
+for arg in "$@"; do
+    case "$arg" in
+        mock|harness) targets+=("$arg") ;;
+        -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+        *) echo "build-images: unknown argument $arg (mock, harness)" >&2; exit 2 ;;
+    esac
+done
+[ "${#targets[@]}" -gt 0 ] || targets=(mock harness)
+wants() { [[ " ${targets[*]} " == *" $1 "* ]]; }
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache_dir="${ADBC_DBX_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/adbc-dbx-images}"
@@ -30,6 +52,10 @@ suite=bookworm
 # What the runtime needs beyond minbase: TLS roots and OpenSSL (HttpClient), ICU (globalization, as in
 # the official images), tzdata (TimeZoneInfo). liblz4-1, zlib1g and libstdc++6 already come with minbase.
 base_packages="ca-certificates,libssl3,libicu72,tzdata"
+# The harness runs the SDK (mounted) and what scripts/verify calls: git, python3, curl, the lz4 CLI (liblz4-1
+# comes with minbase). About 130 MB more than minbase, mostly perl (git) and python3.
+harness_image="${HARNESS_IMAGE:-adbc-databricks-harness:local}"
+harness_packages="$base_packages,git,python3,curl,lz4"
 
 log() { echo "build-images: $*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -73,14 +99,16 @@ aspnet_version() {
     ls "$(dotnet_root)/shared/Microsoft.AspNetCore.App" 2>/dev/null | grep -E '^10\.' | sort -V | tail -n1
 }
 
+# $1 mirror, $2 packages (comma-separated), $3 flavour: minbase (the mock's base, kept as built) or slim (the
+# harness's: documentation, man pages and translations removed, as the official slim images do).
 ensure_rootfs_tarball() {
-    local mirror="$1" key tarball work
+    local mirror="$1" packages="$2" flavour="${3:-minbase}" key tarball work
     command -v debootstrap >/dev/null || {
         DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >&2
     }
-    key=$(printf '%s|%s|%s|%s' "$suite" "$mirror" "$base_packages" "$(dpkg --print-architecture)" | sha256sum | cut -c1-12)
-    tarball="$cache_dir/debian-$suite-minbase-$key.tar"
+    key=$(printf '%s|%s|%s|%s' "$suite" "$mirror" "$packages" "$(dpkg --print-architecture)" | sha256sum | cut -c1-12)
+    tarball="$cache_dir/debian-$suite-$flavour-$key.tar"
     if [ -s "$tarball" ]; then
         log "rootfs tarball cached: $tarball"
         echo "$tarball"
@@ -90,14 +118,17 @@ ensure_rootfs_tarball() {
     work=$(mktemp -d "$cache_dir/rootfs.XXXXXX")
     local t
     t=$(now)
-    log "debootstrap --variant=minbase $suite from $mirror (first run only; cached afterwards)"
-    if ! debootstrap --variant=minbase --include="$base_packages" "$suite" "$work" "$mirror" >"$cache_dir/debootstrap.log" 2>&1; then
-        tail -n 30 "$cache_dir/debootstrap.log" >&2
+    log "debootstrap --variant=minbase --include=$packages $suite from $mirror (first run only; cached afterwards)"
+    if ! debootstrap --variant=minbase --include="$packages" "$suite" "$work" "$mirror" >"$cache_dir/debootstrap-$flavour.log" 2>&1; then
+        tail -n 30 "$cache_dir/debootstrap-$flavour.log" >&2
         rm -rf "$work"
-        die "debootstrap failed (log: $cache_dir/debootstrap.log)"
+        die "debootstrap failed (log: $cache_dir/debootstrap-$flavour.log)"
     fi
     # Downloaded .debs and apt lists are build leftovers, not runtime content.
     rm -rf "$work"/var/cache/apt/archives/*.deb "$work"/var/lib/apt/lists/* "$work"/var/log/*.log
+    if [ "$flavour" = slim ]; then
+        rm -rf "$work"/usr/share/doc/* "$work"/usr/share/man/* "$work"/usr/share/info/* "$work"/usr/share/locale/*
+    fi
     # The same unprivileged user as the official .NET images (uid/gid 1654, "app").
     chroot "$work" /usr/sbin/groupadd --gid 1654 app >&2
     chroot "$work" /usr/sbin/useradd --uid 1654 --gid 1654 --create-home --shell /bin/sh app >&2
@@ -121,7 +152,7 @@ build_base_image() {
         echo "$tag"
         return
     fi
-    tarball=$(ensure_rootfs_tarball "$mirror")
+    tarball=$(ensure_rootfs_tarball "$mirror" "$base_packages" minbase)
     t=$(now)
     root=$(dotnet_root)
     work=$(mktemp -d "$cache_dir/base.XXXXXX")
@@ -176,14 +207,67 @@ build_mock_image() {
     log "mock image $mock_image built in $(elapsed "$t")"
 }
 
-if [ -n "${MOCK_BASE_IMAGE:-}" ]; then
-    base_image="$MOCK_BASE_IMAGE"
-    log "using base image $base_image"
-else
+# --------------------------------------------------------------------------------------- harness image
+# The tools base: the slim rootfs as it is, no .NET (the SDK is mounted at run time, see compose.local-sdk.yaml).
+build_harness_base_image() {
+    local tag="localhost/adbc-dbx-harness-base:$suite" inputs tarball t
+    inputs="$suite|$harness_packages|slim"
+    if [ "${REBUILD_BASE:-0}" != 1 ] && image_exists "$tag" && [ "$(image_label "$tag" org.adbc-dbx.base-inputs)" = "$inputs" ]; then
+        log "harness base image $tag is current ($inputs)"
+        echo "$tag"
+        return
+    fi
+    tarball=$(ensure_rootfs_tarball "$(debian_mirror)" "$harness_packages" slim)
     t=$(now)
-    base_image=$(build_base_image)
-    log "base image step took $(elapsed "$t")"
+    log "importing $tag"
+    "$cli" import \
+        --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+        --change "LABEL org.adbc-dbx.base-inputs=$inputs" \
+        --change "CMD [\"/bin/bash\"]" \
+        "$tarball" "$tag" >/dev/null
+    log "harness base image $tag imported in $(elapsed "$t")"
+    echo "$tag"
+}
+
+build_harness_image() {
+    local base="$1" t
+    t=$(now)
+    local args=(build -f "$repo_root/docker/harness.Dockerfile" --build-arg "BASE_IMAGE=$base" -t "$harness_image")
+    if [ -z "${HARNESS_BASE_IMAGE:-}" ]; then
+        # The local base has every package the Dockerfile wants but matplotlib, which only verify's chart needs.
+        # The label tells scripts/compose-harness.sh that this image needs the host's SDK mounted.
+        args+=(--build-arg "EXTRA_PACKAGES=" --label org.adbc-dbx.dotnet=host-mount)
+    fi
+    if [ "$cli" = podman ]; then
+        args+=(--format docker --pull=never)
+    fi
+    "$cli" "${args[@]}" "$repo_root/docker" >&2
+    log "harness image $harness_image built in $(elapsed "$t")"
+}
+
+if wants mock; then
+    if [ -n "${MOCK_BASE_IMAGE:-}" ]; then
+        base_image="$MOCK_BASE_IMAGE"
+        log "using base image $base_image"
+    else
+        t=$(now)
+        base_image=$(build_base_image)
+        log "base image step took $(elapsed "$t")"
+    fi
+    publish_server
+    build_mock_image "$base_image"
+    log "mock image $mock_image on $base_image"
 fi
-publish_server
-build_mock_image "$base_image"
-log "done in $(elapsed "$t0"): $mock_image on $base_image"
+if wants harness; then
+    if [ -n "${HARNESS_BASE_IMAGE:-}" ]; then
+        harness_base="$HARNESS_BASE_IMAGE"
+        log "using harness base image $harness_base"
+    else
+        t=$(now)
+        harness_base=$(build_harness_base_image)
+        log "harness base image step took $(elapsed "$t")"
+    fi
+    build_harness_image "$harness_base"
+    log "harness image $harness_image on $harness_base"
+fi
+log "done in $(elapsed "$t0"): ${targets[*]}"
