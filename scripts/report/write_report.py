@@ -2,16 +2,19 @@
 """Turns the memory probe's JSON results (one file per run) into the stock-vs-patched report:
 a markdown table with the targets of issue 4, a PNG chart of GC heap over time, and summary.json.
 
-    write_report.py RESULTS_DIR OUTPUT_DIR
+    write_report.py RESULTS_DIR OUTPUT_DIR [COUNTERS_DIR]
 
 Each result file is the probe's JSON (see integration-tests/MemoryProbe). Runs are grouped by
 (driver, scenario) and summarised by their median, because the machines are shared and noisy; stock and
 patched runs are interleaved by the caller so both see the same noise. Exit status: 0 when every
 correctness check passed and every target was met, 1 when a correctness check failed, 2 when only a
 performance target was missed (the caller decides whether that fails the run).
+COUNTERS_DIR holds tools/CountersRecorder's CSV recording of each probe run (listed in the report, not judged).
 Uses matplotlib (Debian: python3-matplotlib), run with the system python.
 """
+import csv
 import json
+import os
 import pathlib
 import statistics
 import sys
@@ -146,7 +149,38 @@ def chart(groups, scenario, output):
     plt.close(fig)
 
 
-def main(results_dir, output_dir):
+def counter_recordings(counters_dir, out):
+    """The "Counter recordings" section: each run's CSV (tools/CountersRecorder, dotnet-counters' layout) by its path
+    relative to the report, with the largest GC Heap Size (System.Runtime's counter is in 10^6 bytes; shown here in
+    MiB like the rest of the report) and the largest adbc.databricks.memory.in_use (bytes) of any one scope and pool
+    (the overlay's meter; the stock driver has none)."""
+    files = sorted(pathlib.Path(counters_dir).glob("*.csv")) if counters_dir else []
+    lines = ["## Counter recordings", ""]
+    if not files:
+        return lines + ["None (the counters recorder was not built or not run).", ""]
+    lines += ["System.Runtime counters and the overlay's meter, recorded every second by tools/CountersRecorder.", "",
+              "| Run | CSV | Rows | Max GC heap size | Max in use (one scope, pool) |", "|---|---|---|---|---|"]
+    for path in files:
+        rows, heap, in_use = 0, None, None
+        with open(path, newline="") as handle:
+            for row in csv.DictReader(handle):
+                rows += 1
+                try:
+                    value = float(row["Mean/Increment"])
+                except (KeyError, TypeError, ValueError):
+                    continue
+                name = row.get("Counter Name") or ""
+                if row.get("Provider") == "System.Runtime" and name == "GC Heap Size (MB)":
+                    heap = max(heap or 0.0, value * 1e6)
+                elif name.startswith("adbc.databricks.memory.in_use"):
+                    in_use = max(in_use or 0.0, value)
+        relative = os.path.relpath(path, out)
+        lines.append(f"| {path.stem} | [{relative}]({relative}) | {rows:,} | "
+                     f"{fmt(heap, 'MB')} | {fmt(in_use, 'MB')} |")
+    return lines + ["", "An empty recording (header only) means the recorder could not attach; the run itself still counted.", ""]
+
+
+def main(results_dir, output_dir, counters_dir=None):
     runs = load(results_dir)
     if not runs:
         print(f"report: no probe results in {results_dir}", file=sys.stderr)
@@ -178,6 +212,7 @@ def main(results_dir, output_dir):
 
     chart(groups, main_scenario, out / "gc-heap.png")
     lines += ["", "![GC heap over time](gc-heap.png)", ""]
+    lines += counter_recordings(counters_dir, out)
     (out / "report.md").write_text("\n".join(lines) + "\n")
     (out / "summary.json").write_text(json.dumps({"targets": targets, "correctnessFailures": failures}, indent=2) + "\n")
     print("\n".join(lines))
@@ -187,4 +222,4 @@ def main(results_dir, output_dir):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None))

@@ -8,7 +8,7 @@ using System.Threading;
 namespace CountersRecorder.Tests.Subject
 {
     /// <summary>
-    /// <c>Subject [--exit-code N] [--listener-wait SECONDS] [--linger SECONDS]</c>: waits (bounded) until something
+    /// <c>Subject [--exit-code N] [--listener-wait SECONDS] [--linger SECONDS] [other options, ignored]</c>: waits (bounded) until something
     /// listens to its meter, so that every measurement lands in the recorder's aggregation; adds to its instruments over
     /// about two seconds while allocating; then lingers so the recorder receives at least one more collection interval
     /// after the last change; then exits with N.
@@ -22,22 +22,30 @@ namespace CountersRecorder.Tests.Subject
             int exitCode = 0;
             double listenerWait = 10;
             double linger = 2.5;
-            for (int i = 0; i + 1 < args.Length; i += 2)
+            for (int i = 0; i < args.Length; i++)
             {
-                switch (args[i])
+                if (i + 1 >= args.Length || args[i + 1].StartsWith("--", StringComparison.Ordinal))
+                {
+                    Console.WriteLine($"subject: ignoring {args[i]}");
+                    continue;
+                }
+
+                switch (args[i++])
                 {
                     case "--exit-code":
-                        exitCode = int.Parse(args[i + 1], CultureInfo.InvariantCulture);
+                        exitCode = int.Parse(args[i], CultureInfo.InvariantCulture);
                         break;
                     case "--listener-wait":
-                        listenerWait = double.Parse(args[i + 1], CultureInfo.InvariantCulture);
+                        listenerWait = double.Parse(args[i], CultureInfo.InvariantCulture);
                         break;
                     case "--linger":
-                        linger = double.Parse(args[i + 1], CultureInfo.InvariantCulture);
+                        linger = double.Parse(args[i], CultureInfo.InvariantCulture);
                         break;
                     default:
-                        Console.Error.WriteLine($"subject: unknown option {args[i]}");
-                        return 2;
+                        // Other options are accepted and ignored, so the subject can stand in for another program
+                        // (e.g. the memory probe, to try scripts/verify's wrapped probe command by hand).
+                        Console.WriteLine($"subject: ignoring {args[i - 1]} {args[i]}");
+                        break;
                 }
             }
 
