@@ -10,12 +10,17 @@ namespace CountersRecorder.Tests.Subject
     /// <summary>
     /// <c>Subject [--exit-code N] [--listener-wait SECONDS] [--linger SECONDS] [other options, ignored]</c>: waits (bounded) until something
     /// listens to its meter, so that every measurement lands in the recorder's aggregation; adds to its instruments over
-    /// about two seconds while allocating; then lingers so the recorder receives at least one more collection interval
-    /// after the last change; then exits with N.
+    /// about two seconds while allocating; then lingers (at least SECONDS, and until a listener has collected twice
+    /// after the last change, bounded) so the recorder receives every change; then exits with N.
     /// </summary>
     public static class Program
     {
+        /// <summary>Longest wait for the listener's collections after the last change (a bound, not a timing assumption).</summary>
+        private const double MaxCollectionWaitSeconds = 30;
+
         private static long s_level;
+        private static int s_finished;
+        private static int s_collectionsAfterFinish;
 
         public static int Main(string[] args)
         {
@@ -53,7 +58,7 @@ namespace CountersRecorder.Tests.Subject
             using var meter = new Meter(SubjectFacts.MeterName, "1.0.0");
             Counter<long> work = meter.CreateCounter<long>(SubjectFacts.CounterName, SubjectFacts.CounterUnit);
             UpDownCounter<long> inUse = meter.CreateUpDownCounter<long>(SubjectFacts.UpDownName, SubjectFacts.UpDownUnit);
-            meter.CreateObservableGauge(SubjectFacts.GaugeName, () => Interlocked.Read(ref s_level));
+            meter.CreateObservableGauge(SubjectFacts.GaugeName, ObserveLevel);
 
             // Measurements made before a listener enables an instrument are not seen by anyone.
             var clock = Stopwatch.StartNew();
@@ -81,10 +86,30 @@ namespace CountersRecorder.Tests.Subject
             }
 
             Interlocked.Exchange(ref s_level, SubjectFacts.GaugeFinal);
+            Interlocked.Exchange(ref s_finished, 1);
             Thread.Sleep(TimeSpan.FromSeconds(linger));
+
+            // A listener's collection observes the gauge and then publishes every instrument's values. Two collections
+            // after the last change mean the first one's values (which include every change) were published a whole
+            // interval ago, however slow a loaded machine made the listener's timer.
+            clock.Restart();
+            while (work.Enabled && Volatile.Read(ref s_collectionsAfterFinish) < 2 && clock.Elapsed.TotalSeconds < MaxCollectionWaitSeconds)
+            {
+                Thread.Sleep(20);
+            }
             GC.KeepAlive(retained);
             Console.WriteLine(SubjectFacts.DoneLine);
             return exitCode;
+        }
+
+        private static long ObserveLevel()
+        {
+            if (Volatile.Read(ref s_finished) == 1)
+            {
+                Interlocked.Increment(ref s_collectionsAfterFinish);
+            }
+
+            return Interlocked.Read(ref s_level);
         }
     }
 }
