@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using CountersRecorder.Tests.Subject;
@@ -66,6 +67,32 @@ namespace CountersRecorder.Tests
             Assert.Contains("could not attach", result.StandardError, StringComparison.Ordinal);
             Assert.Contains("WARNING: no counters recorded", result.StandardError, StringComparison.Ordinal);
             Assert.Equal(new[] { CsvCounterWriter.Header }, File.ReadAllLines(csv));
+        }
+
+        [SkippableFact]
+        public void A_sigterm_to_the_recorder_reaches_the_child_and_its_exit_code_comes_back()
+        {
+            Skip.If(OperatingSystem.IsWindows(), "SIGTERM forwarding is POSIX-only (on Windows the recorder has no signal to pass on)");
+            string csv = _folder.File("sigterm.csv");
+            int signalled = 0;
+
+            // The subject would linger a minute; SIGTERM (what a CI timeout sends) is sent once the session is open.
+            RunResult result = ProcessRunner.Recorder(
+                new[] { "--output", csv, "--meter", SubjectFacts.MeterName, "--", ProcessRunner.Dotnet, ProcessRunner.SubjectDll, "--linger", "60" },
+                onOutputLine: (recorder, line) =>
+                {
+                    if (line.StartsWith("subject: listener attached", StringComparison.Ordinal) && System.Threading.Interlocked.Exchange(ref signalled, 1) == 0)
+                    {
+                        using Process kill = Process.Start("kill", new[] { "-TERM", recorder.Id.ToString(System.Globalization.CultureInfo.InvariantCulture) });
+                        kill.WaitForExit();
+                    }
+                });
+
+            Assert.Equal(1, signalled);
+            Assert.True(result.ExitCode == 128 + 15, $"exit {result.ExitCode}; stderr:\n{result.StandardError}");
+            Assert.DoesNotContain(SubjectFacts.DoneLine, result.StandardOutput, StringComparison.Ordinal);
+            Assert.Contains($"rows in {csv}; child exit code 143", result.StandardError, StringComparison.Ordinal);
+            Assert.Equal(CsvCounterWriter.Header, File.ReadLines(csv).First());
         }
 
         [Fact]

@@ -22,7 +22,9 @@ namespace CountersRecorder.Tests
         public static string SubjectDll => Beside("CountersRecorder.Tests.Subject.dll");
 
         /// <summary><c>dotnet CountersRecorder.dll ARGS</c>, optionally with extra environment variables.</summary>
-        public static RunResult Recorder(IEnumerable<string> args, IReadOnlyDictionary<string, string>? environment = null)
+        /// <param name="onOutputLine">Called with the recorder process and each line of its stdout as it arrives.</param>
+        public static RunResult Recorder(IEnumerable<string> args, IReadOnlyDictionary<string, string>? environment = null,
+            Action<Process, string>? onOutputLine = null)
         {
             var start = new ProcessStartInfo(Dotnet)
             {
@@ -44,7 +46,18 @@ namespace CountersRecorder.Tests
             var stdout = new StringBuilder();
             var stderr = new StringBuilder();
             using var process = new Process { StartInfo = start };
-            process.OutputDataReceived += (_, e) => { if (e.Data != null) { lock (stdout) { stdout.AppendLine(e.Data); } } };
+            process.OutputDataReceived += (_, e) =>
+            {
+                if (e.Data != null)
+                {
+                    lock (stdout)
+                    {
+                        stdout.AppendLine(e.Data);
+                    }
+
+                    onOutputLine?.Invoke(process, e.Data);
+                }
+            };
             process.ErrorDataReceived += (_, e) => { if (e.Data != null) { lock (stderr) { stderr.AppendLine(e.Data); } } };
             if (!process.Start())
             {
