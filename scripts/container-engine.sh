@@ -151,7 +151,9 @@ start_podman_service() {
             log "podman service up after ~$((i * 2))00 ms"
             return 0
         fi
-        service_running || { cat "$log_file" >&2; die "podman service exited"; }
+        # kill -0, not service_running: between fork and exec the child still has this script's command line,
+        # and on a loaded machine the first check can land there and report a healthy start as an exit.
+        kill -0 "$(cat "$pid_file")" 2>/dev/null || { cat "$log_file" >&2; die "podman service exited"; }
         sleep 0.2
     done
     cat "$log_file" >&2
