@@ -4,7 +4,7 @@ using System.Globalization;
 
 namespace MemoryProbe
 {
-    /// <summary>Command line: --mock-url URL --label stock|patched --scenario NAME --rows N --output FILE [--seed S] [--warmup-rows N] [--sample-every K] [--token T] [--property key=value]...</summary>
+    /// <summary>Command line: --mock-url URL --label stock|patched --scenario NAME --rows N --output FILE [--seed S] [--warmup-rows N] [--sample-every K] [--token T] [--property key=value]... [--heap-report FILE]</summary>
     internal sealed class ProbeOptions
     {
         public Uri MockUrl { get; private set; } = new Uri("http://127.0.0.1:8080");
@@ -28,6 +28,9 @@ namespace MemoryProbe
         /// <summary>The statement: a CloudFetch result of the mock's mixed data set (about 100 bytes per row uncompressed).</summary>
         public string Statement(long rows) => string.Create(CultureInfo.InvariantCulture, $"SELECT * FROM mock.data WITH (rows={rows}, seed={Seed}, mode=cloudfetch)");
 
+        /// <summary>Where to write the heap report (see HeapReport), or null (the default) for none.</summary>
+        public string? HeapReport { get; private set; }
+
         /// <summary>Rows of the unmeasured warm-up query (0 for none).</summary>
         public long WarmupRows { get; private set; } = 20_000;
 
@@ -48,6 +51,7 @@ namespace MemoryProbe
                     case "--sample-every": options.SampleEvery = int.Parse(Value(), CultureInfo.InvariantCulture); break;
                     case "--token": options.Token = Value(); break;
                     case "--output": options.Output = Value(); break;
+                    case "--heap-report": options.HeapReport = Value(); break;
                     case "--property":
                         string pair = Value();
                         int equals = pair.IndexOf('=');

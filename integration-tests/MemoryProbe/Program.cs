@@ -48,13 +48,17 @@ namespace MemoryProbe
 
             using var overlay = new OverlayMetricsListener();
             using var largeObjects = new LargeObjectAllocationListener();
+            // Created before the baseline: its sample list (about 100 KB, preallocated) is alive at "after dispose",
+            // so it must be in "before open" too, or the probe reports its own list as the driver's residue.
+            using var sampler = new MemorySampler(TimeSpan.FromMilliseconds(50));
 
             long heapBeforeOpen = CompactingCollect();
+            HeapReport? heapReport = options.HeapReport == null ? null : new HeapReport(options.HeapReport);
+            heapReport?.DumpBeforeOpen();
             long allocatedBefore = GC.GetTotalAllocatedBytes(precise: true);
             int[] collectionsBefore = Collections();
             long lohBefore = largeObjects.LargeObjectBytes;
 
-            using var sampler = new MemorySampler(TimeSpan.FromMilliseconds(50));
             sampler.Start();
             var clock = Stopwatch.StartNew();
             RunResult run = RunQuery(options, options.Rows);
@@ -65,6 +69,7 @@ namespace MemoryProbe
             int[] collections = Collections().Zip(collectionsBefore, (after, before) => after - before).ToArray();
             long lohAllocated = largeObjects.LargeObjectBytes - lohBefore;
             long heapAfterDispose = CompactingCollect();
+            heapReport?.DumpAfterDispose();
             long decoded = overlay.DecodedBytes();
 
             var result = new Dictionary<string, object?>
@@ -112,6 +117,8 @@ namespace MemoryProbe
 
             Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(options.Output))!);
             await File.WriteAllTextAsync(options.Output, JsonSerializer.Serialize(result, new JsonSerializerOptions { WriteIndented = true })).ConfigureAwait(false);
+            // Last: the dump analysis allocates a lot, and every number above is already taken.
+            heapReport?.Write(heapBeforeOpen, heapAfterDispose);
             Console.WriteLine($"{options.Label}/{options.Scenario}: {run.Rows:N0} rows in {clock.Elapsed.TotalSeconds:F2} s, " +
                 $"allocated {allocated / 1048576.0:F0} MB, gen2 {collections[2]}, peak WS {Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0:F0} MB, " +
                 $"heap after dispose {(heapAfterDispose - heapBeforeOpen) / 1048576.0:+0.00;-0.00} MB" +
