@@ -66,6 +66,30 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 _owner = owner;
             }
 
+#if NETCOREAPP2_1_OR_GREATER
+            /// <summary>
+            /// Copies straight from the pooled array. MemoryStream takes its own copy-free path only when the stream is
+            /// exactly a MemoryStream; for a subclass it falls back to Stream.Read(Span), which rents a temporary array
+            /// the size of the read (an Arrow record batch body, megabytes) from ArrayPool&lt;byte&gt;.Shared for every
+            /// read and copies twice. That pool keeps such arrays per thread for the life of the process, outside any
+            /// scope: it was the whole of the heap a disposed database appeared to leave behind.
+            /// </summary>
+            public override int Read(Span<byte> buffer)
+            {
+                int position = (int)Position; // throws once disposed
+                int count = Math.Min(buffer.Length, (int)Length - position);
+                if (count <= 0)
+                {
+                    return 0;
+                }
+
+                TryGetBuffer(out ArraySegment<byte> data);
+                data.AsSpan(position, count).CopyTo(buffer);
+                Position = position + count;
+                return count;
+            }
+#endif
+
             protected override void Dispose(bool disposing)
             {
                 base.Dispose(disposing);
