@@ -6,6 +6,7 @@ using System.Linq;
 using System.Runtime;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
+using System.Threading;
 using System.Threading.Tasks;
 using Apache.Arrow.Adbc;
 using Apache.Arrow.Adbc.Drivers.Databricks;
@@ -48,6 +49,7 @@ namespace MemoryProbe
 
             using var overlay = new OverlayMetricsListener();
             using var largeObjects = new LargeObjectAllocationListener();
+            using var gcReasons = new GcReasonListener();
             // Created before the baseline: its sample list (about 100 KB, preallocated) is alive at "after dispose",
             // so it must be in "before open" too, or the probe reports its own list as the driver's residue.
             using var sampler = new MemorySampler(TimeSpan.FromMilliseconds(50));
@@ -60,9 +62,11 @@ namespace MemoryProbe
             long lohBefore = largeObjects.LargeObjectBytes;
 
             sampler.Start();
+            DateTime runStart = DateTime.UtcNow;
             var clock = Stopwatch.StartNew();
             RunResult run = RunQuery(options, options.Rows);
             clock.Stop();
+            DateTime runEnd = DateTime.UtcNow;
             sampler.Stop();
 
             long allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedBefore;
@@ -71,6 +75,10 @@ namespace MemoryProbe
             long heapAfterDispose = CompactingCollect();
             heapReport?.DumpAfterDispose();
             long decoded = overlay.DecodedBytes();
+
+            // GCStart events arrive a little after the fact; by now (two blocking collections later) the run's have.
+            Thread.Sleep(TimeSpan.FromSeconds(1));
+            SortedDictionary<string, int> gen2ByReason = gcReasons.Gen2ByReason(runStart, runEnd);
 
             var result = new Dictionary<string, object?>
             {
@@ -92,6 +100,7 @@ namespace MemoryProbe
                 ["gen0Collections"] = collections[0],
                 ["gen1Collections"] = collections[1],
                 ["gen2Collections"] = collections[2],
+                ["gen2CollectionsByReason"] = gen2ByReason,
                 ["lohAllocatedBytes"] = lohAllocated,
                 ["peakGcHeapBytes"] = sampler.PeakGcHeapBytes,
                 ["peakWorkingSetBytes"] = Process.GetCurrentProcess().PeakWorkingSet64,
@@ -120,7 +129,7 @@ namespace MemoryProbe
             // Last: the dump analysis allocates a lot, and every number above is already taken.
             heapReport?.Write(heapBeforeOpen, heapAfterDispose);
             Console.WriteLine($"{options.Label}/{options.Scenario}: {run.Rows:N0} rows in {clock.Elapsed.TotalSeconds:F2} s, " +
-                $"allocated {allocated / 1048576.0:F0} MB, gen2 {collections[2]}, peak WS {Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0:F0} MB, " +
+                $"allocated {allocated / 1048576.0:F0} MB, gen2 {collections[2]} ({string.Join(", ", gen2ByReason.Select(r => r.Key + " " + r.Value))}), peak WS {Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0:F0} MB, " +
                 $"heap after dispose {(heapAfterDispose - heapBeforeOpen) / 1048576.0:+0.00;-0.00} MB" +
                 (run.Error != null ? $", FAILED: {run.Error}" : run.Errors.Count > 0 ? $", {run.Errors.Count} wrong values" : ", every checked value right"));
             return run.Error == null && run.Errors.Count == 0 ? 0 : 1;
