@@ -109,6 +109,27 @@ def evaluate_targets(groups, main_scenario, doubled_scenario):
     return targets
 
 
+# What the GC says started each Gen2 collection. "induced_not_forced" is GC.AddMemoryPressure: Apache.Arrow's
+# NativeMemoryAllocator calls it for every record batch buffer, whichever driver reads the batches.
+GEN2_REASON_KEY = "gen2CollectionsByReason"
+
+
+def with_gen2_reasons(runs):
+    """METRICS plus one row per Gen2 reason seen in any run, right after the Gen2 row (0 where a run had none)."""
+    reasons = sorted({reason for run in runs for reason in (run.get(GEN2_REASON_KEY) or {})})
+    for run in runs:
+        by_reason = run.get(GEN2_REASON_KEY)
+        if by_reason is not None:
+            for reason in reasons:
+                run["gen2:" + reason] = by_reason.get(reason, 0)
+    metrics = []
+    for metric in METRICS:
+        metrics.append(metric)
+        if metric[0] == "gen2Collections":
+            metrics += [("gen2:" + reason, f"Gen2 collections: {reason}", "") for reason in reasons]
+    return metrics
+
+
 def correctness(runs):
     failures = []
     for run in runs:
@@ -187,6 +208,7 @@ def main(results_dir, output_dir, counters_dir=None):
         return 1
     out = pathlib.Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
+    metrics = with_gen2_reasons(runs)
     groups = group(runs)
     scenarios = sorted({scenario for _, scenario in groups})
     main_scenario = next((s for s in scenarios if not s.endswith("-x2")), scenarios[0])
@@ -195,7 +217,7 @@ def main(results_dir, output_dir, counters_dir=None):
     lines = [f"# Stock vs patched: {main_scenario}", ""]
     header = "| Metric | " + " | ".join(f"{d} ({s})" for d, s in sorted(groups)) + " | patched / stock |"
     lines += [header, "|---" * (len(groups) + 2) + "|"]
-    for key, label, unit in METRICS:
+    for key, label, unit in metrics:
         row = [fmt(median(groups[g], key), unit) for g in sorted(groups)]
         r = ratio(median(groups.get(("patched", main_scenario), []), key), median(groups.get(("stock", main_scenario), []), key))
         lines.append(f"| {label} | " + " | ".join(row) + f" | {'n/a' if r is None else f'{r:.2f}'} |")
