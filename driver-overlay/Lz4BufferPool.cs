@@ -93,6 +93,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public bool IsReleased => _released;
 
+        /// <summary>The length of the array <see cref="Rent"/> would hand out for <paramref name="minimumLength"/>.</summary>
+        public int ArrayLengthFor(int minimumLength) =>
+            _released || minimumLength <= 0 || minimumLength > MaxArrayLength ? Math.Max(minimumLength, 0) : BucketSize(BucketIndex(minimumLength));
+
         public override byte[] Rent(int minimumLength)
         {
             if (minimumLength < 0)

@@ -109,7 +109,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             try
             {
-                return Bound(source);
+                return Bound(source, measureLastBlocks: true, out _);
             }
             catch (Lz4FormatException)
             {
@@ -117,14 +117,36 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        private static long Bound(ReadOnlySpan<byte> source)
+        /// <summary>
+        /// <see cref="DecodedLengthBound"/> from the headers alone, without measuring any block: each frame's last
+        /// compressed block is counted at the block maximum in <paramref name="upper"/> and at its compressed size in
+        /// <paramref name="lower"/> (what it decodes to, give or take, at the least). A caller whose buffer sizes are
+        /// coarse can skip measuring when both land on the same size. False when the input is malformed.
+        /// </summary>
+        public static bool HeaderBounds(ReadOnlySpan<byte> source, out long upper, out long lower)
         {
+            try
+            {
+                upper = Bound(source, measureLastBlocks: false, out lower);
+                return upper >= 0;
+            }
+            catch (Lz4FormatException)
+            {
+                upper = lower = -1;
+                return false;
+            }
+        }
+
+        private static long Bound(ReadOnlySpan<byte> source, bool measureLastBlocks, out long lower)
+        {
+            lower = -1;
             if (source.IsEmpty)
             {
                 return -1;
             }
 
             long total = 0;
+            long lowerTotal = 0;
             int position = 0;
             while (position < source.Length)
             {
@@ -149,6 +171,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 position += header.Length;
                 int checksumLength = header.BlockChecksum ? 4 : 0;
                 long frameBound = 0;
+                long frameLower = 0;
                 while (true)
                 {
                     if (source.Length - position < 4)
@@ -171,9 +194,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
                     int next = position + size + checksumLength;
                     bool lastBlock = source.Length - next >= 4 && BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(next)) == 0;
-                    long blockBound = (rawSize & 0x80000000U) != 0 ? size
-                        : lastBlock ? Lz4BlockDecoder.MeasureDecodedLength(source.Slice(position, size))
+                    bool stored = (rawSize & 0x80000000U) != 0;
+                    long blockBound = stored ? size
+                        : !lastBlock ? header.BlockMaxSize
+                        : measureLastBlocks ? Lz4BlockDecoder.MeasureDecodedLength(source.Slice(position, size))
                         : header.BlockMaxSize;
+                    frameLower += stored || !lastBlock || measureLastBlocks ? blockBound : size;
                     if (blockBound < 0 || blockBound > header.BlockMaxSize)
                     {
                         return -1;
@@ -185,13 +211,20 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
                 position += header.ContentChecksum ? 4 : 0;
                 total += header.ContentSize.HasValue ? Math.Min(header.ContentSize.Value, frameBound) : frameBound;
+                lowerTotal += header.ContentSize.HasValue ? Math.Min(header.ContentSize.Value, frameLower) : frameLower;
                 if (total > Lz4Destination.MaxLength)
                 {
                     return -1;
                 }
             }
 
-            return position == source.Length ? total : -1;
+            if (position != source.Length)
+            {
+                return -1;
+            }
+
+            lower = lowerTotal;
+            return total;
         }
 
         private static int SkipFrame(ReadOnlySpan<byte> source, int position)

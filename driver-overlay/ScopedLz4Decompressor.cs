@@ -67,7 +67,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public MemoryStream DecompressToStream(ReadOnlySpan<byte> compressed, long expectedDecompressedSize = 0)
         {
             Lz4BufferPool pool = _scope.BufferPool;
-            var destination = new PooledArrayDestination(pool, OutputCapacity(compressed, expectedDecompressedSize));
+            var destination = new PooledArrayDestination(pool, PooledOutputCapacity(pool, compressed, expectedDecompressedSize));
             try
             {
                 int length = Lz4FrameDecoder.Decode(compressed, destination, out int frames);
@@ -185,6 +185,23 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 pool.Return(buffer);
                 throw;
             }
+        }
+
+        /// <summary>
+        /// <see cref="OutputCapacity"/>, but without measuring the frames' last blocks when that cannot change the pool
+        /// array the output gets: a 19 MB file of 4 MB blocks takes a 32 MB array whether its last block decodes to
+        /// 1 byte or 4 MB, and measuring that block costs about a tenth of decoding the file.
+        /// </summary>
+        private static int PooledOutputCapacity(Lz4BufferPool pool, ReadOnlySpan<byte> compressed, long hint)
+        {
+            if (Lz4FrameDecoder.HeaderBounds(compressed, out long upper, out long lower)
+                && upper <= pool.MaxArrayLength
+                && pool.ArrayLengthFor((int)upper) == pool.ArrayLengthFor((int)Math.Max(lower, 1)))
+            {
+                return (int)upper;
+            }
+
+            return OutputCapacity(compressed, hint);
         }
 
         /// <summary>The decoded size bound when the input's structure is sound; otherwise a bounded guess.</summary>

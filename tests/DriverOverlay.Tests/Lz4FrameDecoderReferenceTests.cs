@@ -302,6 +302,26 @@ namespace DriverOverlay.Tests
             Assert.Equal(NativeLz4.DecompressFrame(input), expected);
         }
 
+        [SkippableTheory]
+        [InlineData(10_000_000, true)]
+        [InlineData(10_000_000, false)]
+        [InlineData(100, true)]
+        public void HeaderBoundsBracketTheDecodedLengthWithoutMeasuring(int length, bool compressible)
+        {
+            Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
+            byte[] original = compressible ? TestData.Mixed(length, seed: 8) : TestData.Random(length, seed: 8);
+            byte[] frame = NativeLz4.CompressFrame(original, FrameOptions.Databricks);
+            int blocks = (length + FrameOptions.Databricks.BlockSizeBytes - 1) / FrameOptions.Databricks.BlockSizeBytes;
+
+            Assert.True(Lz4FrameDecoder.HeaderBounds(frame, out long upper, out long lower));
+
+            // Incompressible blocks are stored, so their sizes are exact in both bounds.
+            Assert.Equal(compressible ? (long)blocks * FrameOptions.Databricks.BlockSizeBytes : length, upper);
+            Assert.InRange(lower, 1, length);
+            Assert.Equal(length, Lz4FrameDecoder.DecodedLengthBound(frame));
+            Assert.False(Lz4FrameDecoder.HeaderBounds(frame.AsSpan(0, frame.Length - 1), out _, out _));
+        }
+
         private static byte[] SkippableFrame(uint magic, int length)
         {
             byte[] frame = new byte[8 + length];

@@ -36,8 +36,22 @@ namespace DriverOverlay.Tests.Memory
             byte[] array = pool.Rent(requested);
 
             Assert.Equal(expectedLength, array.Length);
+            Assert.Equal(expectedLength, pool.ArrayLengthFor(requested));
             Assert.Equal(expectedLength, pool.InUseBytes);
             Assert.Equal(0, pool.RetainedBytes);
+        }
+
+        [Fact]
+        public void ArrayLengthForIsExactWhereRentWouldNotPool()
+        {
+            var pool = NewPool(4 * MiB, 64 * MiB, out _);
+
+            Assert.Equal(4 * MiB + 1, pool.ArrayLengthFor(4 * MiB + 1));
+            Assert.Equal(4 * MiB + 1, pool.Rent(4 * MiB + 1).Length);
+            Assert.Equal(0, pool.ArrayLengthFor(0));
+            pool.Release();
+            Assert.Equal(3 * Min, pool.ArrayLengthFor(3 * Min));
+            Assert.Equal(3 * Min, pool.Rent(3 * Min).Length);
         }
 
         [Theory]
