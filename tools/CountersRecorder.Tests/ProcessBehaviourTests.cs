@@ -48,16 +48,18 @@ namespace CountersRecorder.Tests
             Assert.Contains("cannot start", result.StandardError, StringComparison.Ordinal);
         }
 
-        [Fact]
-        public void Without_a_diagnostic_ipc_the_child_still_runs_and_its_exit_code_is_passed_on()
+        [Theory]
+        [InlineData("startup")]
+        [InlineData("pid")]
+        public void Without_a_diagnostic_ipc_the_child_still_runs_and_its_exit_code_is_passed_on(string attach)
         {
-            string csv = _folder.File("no-ipc.csv");
+            string csv = _folder.File($"no-ipc-{attach}.csv");
 
             // DOTNET_EnableDiagnostics=0 (inherited by the child) keeps the runtime from opening its diagnostic IPC at all.
             RunResult result = ProcessRunner.Recorder(
                 new[]
                 {
-                    "--output", csv, "--attach-timeout", "1", "--meter", SubjectFacts.MeterName,
+                    "--output", csv, "--attach", attach, "--attach-timeout", "1", "--meter", SubjectFacts.MeterName,
                     "--", ProcessRunner.Dotnet, ProcessRunner.SubjectDll, "--exit-code", "5", "--listener-wait", "0", "--linger", "0",
                 },
                 new Dictionary<string, string> { ["DOTNET_EnableDiagnostics"] = "0" });

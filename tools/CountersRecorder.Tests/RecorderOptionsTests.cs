@@ -10,7 +10,7 @@ namespace CountersRecorder.Tests
         {
             RecorderOptions options = RecorderOptions.Parse(new[]
             {
-                "--output", "out.csv", "--interval", "0.25", "--meter", "A.B", "--meter", "C", "--no-runtime", "--attach-timeout", "3",
+                "--output", "out.csv", "--interval", "0.25", "--meter", "A.B", "--meter", "C", "--no-runtime", "--attach", "pid", "--attach-timeout", "3",
                 "--", "dotnet", "probe.dll", "--output", "x.json", "--", "--interval",
             });
 
@@ -18,6 +18,7 @@ namespace CountersRecorder.Tests
             Assert.Equal(0.25, options.IntervalSeconds);
             Assert.Equal(new[] { "A.B", "C" }, options.Meters);
             Assert.False(options.RuntimeCounters);
+            Assert.Equal(AttachMode.Pid, options.Attach);
             Assert.Equal(3, options.AttachTimeoutSeconds);
             Assert.Equal(new[] { "dotnet", "probe.dll", "--output", "x.json", "--", "--interval" }, options.Command);
         }
@@ -29,6 +30,7 @@ namespace CountersRecorder.Tests
 
             Assert.Equal(1, options.IntervalSeconds);
             Assert.True(options.RuntimeCounters);
+            Assert.Equal(AttachMode.Startup, options.Attach);
             Assert.Empty(options.Meters);
             Assert.Equal(new[] { "app" }, options.Command);
         }
@@ -42,6 +44,7 @@ namespace CountersRecorder.Tests
         [InlineData("--interval needs a value", "--output", "o.csv", "--interval", "--", "app")]
         [InlineData("--output FILE.csv is required", "--", "app")]
         [InlineData("without commas", "--output", "o.csv", "--meter", "A,B", "--", "app")]
+        [InlineData("--attach takes 'startup' or 'pid'", "--output", "o.csv", "--attach", "later", "--", "app")]
         [InlineData("nothing to record", "--output", "o.csv", "--no-runtime", "--", "app")]
         [InlineData("unknown option '--frobnicate'", "--output", "o.csv", "--frobnicate", "--", "app")]
         [InlineData("missing '--' and the command", "--output", "o.csv")]

@@ -34,12 +34,18 @@ namespace CountersRecorder
 
         public bool HasExited => _process.HasExited;
 
-        public static ChildProcess Start(IReadOnlyList<string> command, Action<string> warn)
+        /// <param name="environment">Variables to set for the child on top of the recorder's own environment.</param>
+        public static ChildProcess Start(IReadOnlyList<string> command, Action<string> warn, IReadOnlyDictionary<string, string>? environment = null)
         {
             var start = new ProcessStartInfo(command[0]) { UseShellExecute = false };
             for (int i = 1; i < command.Count; i++)
             {
                 start.ArgumentList.Add(command[i]);
+            }
+
+            foreach (KeyValuePair<string, string> variable in environment ?? new Dictionary<string, string>())
+            {
+                start.Environment[variable.Key] = variable.Value;
             }
 
             Process process = Process.Start(start) ?? throw new InvalidOperationException($"could not start '{command[0]}'");
@@ -88,7 +94,8 @@ namespace CountersRecorder
             _ = Task.Delay(KillGrace).ContinueWith(_ => Kill(), TaskScheduler.Default);
         }
 
-        private void Kill()
+        /// <summary>Kills the child's process tree if it is still running.</summary>
+        public void Kill()
         {
             try
             {

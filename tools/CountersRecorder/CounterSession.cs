@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.Diagnostics.Tracing;
 using System.Globalization;
 using System.Threading;
@@ -68,66 +67,24 @@ namespace CountersRecorder
             return providers;
         }
 
-        /// <summary>
-        /// Opens the session, retrying while the child's runtime brings up its diagnostic IPC (it is not there for the
-        /// first tens of milliseconds of a process). Null if it could not be opened before the timeout or the child's exit.
-        /// </summary>
-        public static async Task<CounterSession?> TryStartAsync(Process child, RecorderOptions options, CsvCounterWriter writer, Action<string> warn)
+        /// <summary>Opens the session on a connected client; the caller handles the exceptions (and resumes a suspended child).</summary>
+        public static async Task<CounterSession> OpenAsync(DiagnosticsClient client, RecorderOptions options, CsvCounterWriter writer, Action<string> warn,
+            CancellationToken cancellation)
         {
             string sessionId = Guid.NewGuid().ToString();
-            IReadOnlyList<EventPipeProvider> providers = Providers(options, sessionId);
-            var client = new DiagnosticsClient(child.Id);
-            var clock = Stopwatch.StartNew();
-            TimeSpan timeout = TimeSpan.FromSeconds(options.AttachTimeoutSeconds);
-            Exception? last = null;
-            while (clock.Elapsed < timeout && !child.HasExited)
-            {
-                TimeSpan remaining = timeout - clock.Elapsed;
-                using var attempt = new CancellationTokenSource(remaining < TimeSpan.FromSeconds(5) ? remaining : TimeSpan.FromSeconds(5));
-                try
-                {
-                    // No rundown: it only describes loaded code, which counters do not need, and it slows the session's end.
-                    EventPipeSession session = await client.StartEventPipeSessionAsync(providers, requestRundown: false, circularBufferMB: 16, attempt.Token)
-                        .ConfigureAwait(false);
-                    return new CounterSession(session, new CounterEventParser(sessionId, options.IntervalSeconds, warn), writer, warn);
-                }
-                catch (Exception ex) when (ex is ServerNotAvailableException || ex is System.IO.IOException || ex is TimeoutException
-                    || ex is OperationCanceledException || ex is UnauthorizedAccessException || ex is System.Net.Sockets.SocketException
-                    || ex is ServerErrorException)
-                {
-                    last = ex;
-                }
 
-                await Task.Delay(TimeSpan.FromMilliseconds(100)).ConfigureAwait(false);
-            }
-
-            warn(child.HasExited
-                ? $"the child (pid {child.Id}) exited before its diagnostic IPC could be reached; no counters recorded"
-                : $"could not attach to the child (pid {child.Id}) within {options.AttachTimeoutSeconds:0.#} s " +
-                  $"(is it a .NET process, with DOTNET_EnableDiagnostics not 0?): {last?.GetType().Name}: {last?.Message}; " +
-                  "no counters recorded, the child keeps running");
-            return null;
+            // No rundown: it only describes loaded code, which counters do not need, and it slows the session's end.
+            EventPipeSession session = await client.StartEventPipeSessionAsync(Providers(options, sessionId), requestRundown: false, circularBufferMB: 16,
+                cancellation).ConfigureAwait(false);
+            return new CounterSession(session, new CounterEventParser(sessionId, options.IntervalSeconds, warn), writer, warn);
         }
 
         /// <summary>
-        /// Ends the recording. When the child has exited its runtime has already closed the stream, so this only waits
-        /// for the parser to reach its end; when it is still running (Ctrl-C), the session is stopped first, which makes
-        /// the runtime flush what it buffered.
+        /// Ends the recording once the child has exited: its runtime flushed and closed the stream, so this waits for the
+        /// parser to reach the end (bounded), then releases the session.
         /// </summary>
-        public async Task StopAsync(bool childRunning, TimeSpan drainTimeout)
+        public async Task StopAsync(TimeSpan drainTimeout)
         {
-            if (childRunning)
-            {
-                try
-                {
-                    await Task.Run(() => _session.Stop()).WaitAsync(drainTimeout).ConfigureAwait(false);
-                }
-                catch (Exception ex) when (ex is not OutOfMemoryException)
-                {
-                    _warn($"could not stop the session cleanly ({ex.GetType().Name}: {ex.Message})");
-                }
-            }
-
             if (await Task.WhenAny(_processing, Task.Delay(drainTimeout)).ConfigureAwait(false) != _processing)
             {
                 _warn($"the event stream did not end within {drainTimeout.TotalSeconds:0} s of the child's exit; closing it");

@@ -48,10 +48,10 @@ namespace CountersRecorder
 
             using (writer)
             {
-                ChildProcess child;
+                AttachedChild attached;
                 try
                 {
-                    child = ChildProcess.Start(options.Command, Warn);
+                    attached = await ChildAttacher.StartAsync(options, writer, Warn).ConfigureAwait(false);
                 }
                 catch (Exception ex) when (ex is Win32Exception || ex is InvalidOperationException)
                 {
@@ -59,35 +59,24 @@ namespace CountersRecorder
                     return CannotStartExitCode;
                 }
 
-                using (child)
+                await using (attached.ConfigureAwait(false))
+                using (attached.Child)
                 {
-                    return await RecordAsync(child, options, writer).ConfigureAwait(false);
+                    return await RecordAsync(attached, options, writer).ConfigureAwait(false);
                 }
             }
         }
 
-        private static async Task<int> RecordAsync(ChildProcess child, RecorderOptions options, CsvCounterWriter writer)
+        private static async Task<int> RecordAsync(AttachedChild attached, RecorderOptions options, CsvCounterWriter writer)
         {
-            Task<int> exit = child.WaitForExitAsync();
-            CounterSession? session = null;
-            try
+            int exitCode = await attached.Child.WaitForExitAsync().ConfigureAwait(false);
+            if (attached.Session != null)
             {
-                session = await CounterSession.TryStartAsync(child.Process, options, writer, Warn).ConfigureAwait(false);
-            }
-            catch (Exception ex) when (ex is not OutOfMemoryException)
-            {
-                // Whatever goes wrong on the recording side, the child's run still counts.
-                Warn($"recording failed to start ({ex.GetType().Name}: {ex.Message}); no counters recorded");
-            }
-
-            int exitCode = await exit.ConfigureAwait(false);
-            if (session != null)
-            {
-                await session.StopAsync(childRunning: !child.HasExited, DrainTimeout).ConfigureAwait(false);
+                await attached.Session.StopAsync(DrainTimeout).ConfigureAwait(false);
             }
 
             writer.Dispose();
-            if (session == null)
+            if (attached.Session == null)
             {
                 Console.Error.WriteLine($"counters-recorder: WARNING: no counters recorded, {options.Output} has only its header; the child's exit code ({exitCode}) is passed on");
             }

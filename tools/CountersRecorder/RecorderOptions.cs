@@ -15,14 +15,15 @@ namespace CountersRecorder
 
     /// <summary>
     /// The recorder's command line:
-    /// <c>--output FILE.csv [--interval SECONDS] [--meter NAME]... [--no-runtime] [--attach-timeout SECONDS] -- COMMAND [ARGS...]</c>.
+    /// <c>--output FILE.csv [--interval SECONDS] [--meter NAME]... [--no-runtime] [--attach startup|pid] [--attach-timeout SECONDS]
+    /// -- COMMAND [ARGS...]</c>.
     /// Everything after the first <c>--</c> belongs to the child, untouched.
     /// </summary>
     internal sealed class RecorderOptions
     {
         public const string Usage =
             "usage: CountersRecorder --output FILE.csv [--interval SECONDS] [--meter NAME]... [--no-runtime]\n" +
-            "                        [--attach-timeout SECONDS] -- COMMAND [ARGS...]\n" +
+            "                        [--attach startup|pid] [--attach-timeout SECONDS] -- COMMAND [ARGS...]\n" +
             "  Runs COMMAND (a .NET process, e.g. `dotnet app.dll`), records the System.Runtime EventCounters and the\n" +
             "  given meters every SECONDS (default 1) into FILE.csv in dotnet-counters' CSV layout, and exits with\n" +
             "  COMMAND's exit code. Exit 2: bad usage.";
@@ -31,8 +32,9 @@ namespace CountersRecorder
         private const double MaxIntervalSeconds = 3600;
 
         private RecorderOptions(string output, double intervalSeconds, IReadOnlyList<string> meters, bool runtimeCounters,
-            double attachTimeoutSeconds, IReadOnlyList<string> command)
+            AttachMode attach, double attachTimeoutSeconds, IReadOnlyList<string> command)
         {
+            Attach = attach;
             Output = output;
             IntervalSeconds = intervalSeconds;
             Meters = meters;
@@ -50,7 +52,13 @@ namespace CountersRecorder
         /// <summary>Whether the System.Runtime EventCounters are recorded (off with --no-runtime).</summary>
         public bool RuntimeCounters { get; }
 
-        /// <summary>How long to keep trying to reach the child's diagnostic IPC before recording nothing.</summary>
+        /// <summary>How the child's runtime is reached (see <see cref="AttachMode"/>).</summary>
+        public AttachMode Attach { get; }
+
+        /// <summary>
+        /// Startup mode: when to warn that the child has not connected yet (waiting goes on until it exits). Pid mode: how
+        /// long to keep trying to reach the child's diagnostic IPC before recording nothing.
+        /// </summary>
         public double AttachTimeoutSeconds { get; }
 
         /// <summary>The child's program and its arguments (at least one element).</summary>
@@ -62,6 +70,7 @@ namespace CountersRecorder
             double interval = 1;
             double attachTimeout = 15;
             bool runtime = true;
+            AttachMode attach = AttachMode.Startup;
             var meters = new List<string>();
             int separator = -1;
 
@@ -94,6 +103,15 @@ namespace CountersRecorder
                         }
 
                         meters.Add(meter.Trim());
+                        break;
+                    case "--attach":
+                        string mode = Value(args, ref i);
+                        attach = mode switch
+                        {
+                            "startup" => AttachMode.Startup,
+                            "pid" => AttachMode.Pid,
+                            _ => throw new UsageException($"--attach takes 'startup' or 'pid', got '{mode}'"),
+                        };
                         break;
                     case "--no-runtime":
                         runtime = false;
@@ -131,7 +149,7 @@ namespace CountersRecorder
                 command.Add(args[i]);
             }
 
-            return new RecorderOptions(output, interval, meters, runtime, attachTimeout, command);
+            return new RecorderOptions(output, interval, meters, runtime, attach, attachTimeout, command);
         }
 
         private static string Value(IReadOnlyList<string> args, ref int i)
