@@ -48,8 +48,7 @@ namespace MemoryProbe
             }
 
             using var overlay = new OverlayMetricsListener();
-            using var largeObjects = new LargeObjectAllocationListener();
-            using var gcReasons = new GcReasonListener();
+            using var gcEvents = new GcEventListener();
             // Created before the baseline: its sample list (about 100 KB, preallocated) is alive at "after dispose",
             // so it must be in "before open" too, or the probe reports its own list as the driver's residue.
             using var sampler = new MemorySampler(TimeSpan.FromMilliseconds(50));
@@ -59,7 +58,7 @@ namespace MemoryProbe
             heapReport?.DumpBeforeOpen();
             long allocatedBefore = GC.GetTotalAllocatedBytes(precise: true);
             int[] collectionsBefore = Collections();
-            long lohBefore = largeObjects.LargeObjectBytes;
+            long lohBefore = gcEvents.LargeObjectBytes;
 
             sampler.Start();
             DateTime runStart = DateTime.UtcNow;
@@ -71,14 +70,14 @@ namespace MemoryProbe
 
             long allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedBefore;
             int[] collections = Collections().Zip(collectionsBefore, (after, before) => after - before).ToArray();
-            long lohAllocated = largeObjects.LargeObjectBytes - lohBefore;
+            long lohAllocated = gcEvents.LargeObjectBytes - lohBefore;
             long heapAfterDispose = CompactingCollect();
             heapReport?.DumpAfterDispose();
             long decoded = overlay.DecodedBytes();
 
             // GCStart events arrive a little after the fact; by now (two blocking collections later) the run's have.
             Thread.Sleep(TimeSpan.FromSeconds(1));
-            SortedDictionary<string, int> gen2ByReason = gcReasons.Gen2ByReason(runStart, runEnd);
+            SortedDictionary<string, int> gen2ByReason = gcEvents.Gen2ByReason(runStart, runEnd);
 
             var result = new Dictionary<string, object?>
             {
