@@ -96,16 +96,39 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
         {
-            // Decoding and copying are CPU work on bytes already in memory: nothing to await.
-            cancellationToken.ThrowIfCancellationRequested();
-            return new ValueTask<int>(Read(buffer.Span));
+            // Decoding and copying are CPU work on bytes already in memory: nothing to await. Errors travel in the
+            // task, as from any stream's ReadAsync.
+            if (cancellationToken.IsCancellationRequested)
+            {
+                return new ValueTask<int>(Task.FromCanceled<int>(cancellationToken));
+            }
+
+            try
+            {
+                return new ValueTask<int>(Read(buffer.Span));
+            }
+            catch (Exception ex)
+            {
+                return new ValueTask<int>(Task.FromException<int>(ex));
+            }
         }
 #endif
 
         public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
         {
-            cancellationToken.ThrowIfCancellationRequested();
-            return Task.FromResult(Read(buffer, offset, count));
+            if (cancellationToken.IsCancellationRequested)
+            {
+                return Task.FromCanceled<int>(cancellationToken);
+            }
+
+            try
+            {
+                return Task.FromResult(Read(buffer, offset, count));
+            }
+            catch (Exception ex)
+            {
+                return Task.FromException<int>(ex);
+            }
         }
 
         public override int ReadByte() => Locked(decoded => decoded.ReadByte());

@@ -78,8 +78,11 @@ namespace DriverOverlay.Tests.Memory
 
             var first = Assert.Throws<Lz4FormatException>(() => stream.Read(buffer, 0, buffer.Length));
             var second = Assert.Throws<Lz4FormatException>(() => stream.Read(buffer, 0, buffer.Length));
+            Task<int> asyncRead = stream.ReadAsync(buffer, 0, buffer.Length);
 
             Assert.Same(first, second);
+            Assert.True(asyncRead.IsFaulted, "an async read of a corrupt file must fail in its task");
+            Assert.Same(first, asyncRead.Exception!.InnerException);
             Assert.StartsWith("Invalid LZ4 data at byte ", first.Message);
             Assert.All(buffer, b => Assert.Equal(0, b));
             Assert.Equal(0, scope.BufferPool.InUseBytes);
