@@ -81,6 +81,10 @@ fi
 
 image_exists() { "$cli" image inspect "$1" >/dev/null 2>&1; }
 image_label() { "$cli" image inspect --format "{{ index .Config.Labels \"$2\" }}" "$1" 2>/dev/null || true; }
+# A base image built from the same inputs (recorded in its label) is reused unless REBUILD_BASE=1.
+base_image_current() {
+    [ "${REBUILD_BASE:-0}" != 1 ] && image_exists "$1" && [ "$(image_label "$1" org.adbc-dbx.base-inputs)" = "$2" ]
+}
 
 # ------------------------------------------------------------------------------------------ base image
 debian_mirror() {
@@ -147,7 +151,7 @@ build_base_image() {
     tag="localhost/adbc-dbx-dotnet-base:$(cut -d. -f1,2 <<<"$version")"
     mirror=$(debian_mirror)
     inputs="$suite|$base_packages|aspnet=$version"
-    if [ "${REBUILD_BASE:-0}" != 1 ] && image_exists "$tag" && [ "$(image_label "$tag" org.adbc-dbx.base-inputs)" = "$inputs" ]; then
+    if base_image_current "$tag" "$inputs"; then
         log "base image $tag is current ($inputs)"
         echo "$tag"
         return
@@ -212,7 +216,7 @@ build_mock_image() {
 build_harness_base_image() {
     local tag="localhost/adbc-dbx-harness-base:$suite" inputs tarball t
     inputs="$suite|$harness_packages|slim"
-    if [ "${REBUILD_BASE:-0}" != 1 ] && image_exists "$tag" && [ "$(image_label "$tag" org.adbc-dbx.base-inputs)" = "$inputs" ]; then
+    if base_image_current "$tag" "$inputs"; then
         log "harness base image $tag is current ($inputs)"
         echo "$tag"
         return
