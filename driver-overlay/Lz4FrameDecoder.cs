@@ -42,6 +42,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         // LZ4 cannot expand a byte of input into more than about 255 bytes of output (a run of 255-valued length
         // bytes); declared sizes beyond that are not trusted for pre-allocation.
         private const int MaxExpansion = 255;
+        private const int MaxExpansionSlack = 64;
 
         /// <summary>
         /// Decodes all frames in <paramref name="source"/> into <paramref name="destination"/>, starting at its
@@ -195,10 +196,13 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     int next = position + size + checksumLength;
                     bool lastBlock = source.Length - next >= 4 && BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(next)) == 0;
                     bool stored = (rawSize & 0x80000000U) != 0;
+                    // An unmeasured block counts at the block maximum, but never beyond what its bytes can expand to:
+                    // a frame of many tiny blocks must not size a buffer of megabytes per block.
+                    long unmeasured = Math.Min(header.BlockMaxSize, (long)size * MaxExpansion + MaxExpansionSlack);
                     long blockBound = stored ? size
-                        : !lastBlock ? header.BlockMaxSize
+                        : !lastBlock ? unmeasured
                         : measureLastBlocks ? Lz4BlockDecoder.MeasureDecodedLength(source.Slice(position, size))
-                        : header.BlockMaxSize;
+                        : unmeasured;
                     frameLower += stored || !lastBlock || measureLastBlocks ? blockBound : size;
                     if (blockBound < 0 || blockBound > header.BlockMaxSize)
                     {

@@ -308,6 +308,7 @@ namespace DriverOverlay.Tests
         [InlineData(100, true)]
         public void HeaderBoundsBracketTheDecodedLengthWithoutMeasuring(int length, bool compressible)
         {
+            // A big last block counts at the 4 MB block maximum; a tiny one at what its bytes can expand to.
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             byte[] original = compressible ? TestData.Mixed(length, seed: 8) : TestData.Random(length, seed: 8);
             byte[] frame = NativeLz4.CompressFrame(original, FrameOptions.Databricks);
@@ -316,10 +317,45 @@ namespace DriverOverlay.Tests
             Assert.True(Lz4FrameDecoder.HeaderBounds(frame, out long upper, out long lower));
 
             // Incompressible blocks are stored, so their sizes are exact in both bounds.
-            Assert.Equal(compressible ? (long)blocks * FrameOptions.Databricks.BlockSizeBytes : length, upper);
+            long expectedUpper = !compressible ? length
+                : length > 1_000_000 ? (long)blocks * FrameOptions.Databricks.BlockSizeBytes
+                : (frame.Length - 7 - 8) * 255L + 64; // one block: the frame minus header, block size and end mark
+            Assert.Equal(expectedUpper, upper);
             Assert.InRange(lower, 1, length);
             Assert.Equal(length, Lz4FrameDecoder.DecodedLengthBound(frame));
             Assert.False(Lz4FrameDecoder.HeaderBounds(frame.AsSpan(0, frame.Length - 1), out _, out _));
+        }
+
+        [SkippableFact]
+        public void AFrameOfManyTinyBlocksIsBoundedByWhatItsBytesCanExpandTo()
+        {
+            // 500 one-byte blocks in a frame that declares 4 MB blocks: counting each unmeasured block at the block
+            // maximum would size a 2 GB buffer from 3 KB of input.
+            Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
+            byte[] template = NativeLz4.CompressFrame(System.Array.Empty<byte>(), FrameOptions.Databricks);
+            var frame = new List<byte>(template.AsSpan(0, 7).ToArray());
+            byte[] expected = new byte[500];
+            for (int i = 0; i < expected.Length; i++)
+            {
+                expected[i] = (byte)i;
+                byte[] block = NativeLz4.CompressBlock(new[] { expected[i] });
+                frame.AddRange(BitConverter.GetBytes(block.Length));
+                frame.AddRange(block);
+            }
+
+            frame.AddRange(new byte[4]);
+            byte[] input = frame.ToArray();
+
+            long bound = Lz4FrameDecoder.DecodedLengthBound(input);
+            Assert.True(Lz4FrameDecoder.HeaderBounds(input, out long upper, out long lower));
+            using DatabricksMemoryLease lease = DatabricksMemoryScope.Create(null);
+            using MemoryStream decoded = lease.Scope.Lz4.DecompressToStream(input);
+
+            Assert.InRange(bound, expected.Length, (long)input.Length * 255);
+            Assert.InRange(upper, bound, (long)input.Length * 255);
+            Assert.InRange(lower, 1, upper);
+            Assert.Equal(expected, decoded.ToArray());
+            Assert.InRange(lease.Scope.BufferPool.InUseBytes, 1, 1024 * 1024);
         }
 
         private static byte[] SkippableFrame(uint magic, int length)
