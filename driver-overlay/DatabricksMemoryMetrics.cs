@@ -78,8 +78,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             "adbc.databricks.lz4.frames", "{frame}", "LZ4 frames decoded.");
 
         /// <summary>
-        /// Decodes that could not use the fast path: <c>reason=regrow</c> (the output outgrew its first buffer and was
-        /// copied; only when its size could not be measured), <c>reason=unpooled</c> (the scope was released, pooling
+        /// Pooled decodes whose output was sized by measuring every block, because the frame headers' bound would have
+        /// allocated more than twice the certain output plus one block maximum and no free pooled array fitted (small
+        /// blocks under a large declared maximum, a false content size, or simply a scope's first files).
+        /// </summary>
+        public static readonly Counter<long> Lz4Measured = s_meter.CreateCounter<long>(
+            "adbc.databricks.lz4.measured", "{decode}", "LZ4 decodes sized by measuring every block.");
+
+        /// <summary>
+        /// Decodes that could not use the fast path: <c>reason=unpooled</c> (the scope was released, pooling
         /// is off, or the file is larger than the largest pooled array), <c>reason=error</c> (malformed input).
         /// </summary>
         public static readonly Counter<long> Lz4Fallbacks = s_meter.CreateCounter<long>(
