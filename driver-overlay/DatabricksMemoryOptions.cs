@@ -34,7 +34,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// Free bytes the LZ4 buffer pool may keep for reuse. Default 128 MiB: with the driver's default CloudFetch
         /// pipeline (3 downloads, 4 queued results) about ten buffers are in flight, and on a 1 GB result a 64 MiB cap
         /// still re-allocated a third of what was rented (931 of 2,743 MB) while 128 MiB brought that to 392 MB and
-        /// lowered the peak working set (352 to 289 MB). It is what an idle database keeps until it is disposed.
+        /// lowered the peak working set (352 to 289 MB). An idle database gives it back after the idle trim period.
         /// </summary>
         public const string BufferPoolMaxRetainedMbKey = "adbc.databricks.memory.buffer_pool_max_retained_mb";
 
