@@ -98,7 +98,8 @@ namespace MockDatabricks.Tests.Server
 
             TApplicationException error = await Assert.ThrowsAsync<TApplicationException>(() => ThriftMessages.DecodeReplyAsync(reply, "OpenSession", TOpenSessionResp.ReadAsync));
             Assert.Equal(TApplicationException.ExceptionType.ProtocolError, error.Type);
-            Assert.StartsWith("OpenSession: malformed arguments: ", error.Message);
+            // ApacheThrift's end-of-buffer error (TTransportException END_OF_FILE), passed on as the protocol error.
+            Assert.Equal("OpenSession: malformed arguments: Cannot read, Remote side has closed", error.Message);
             await AssertStillServingAsync();
         }
 
