@@ -9,7 +9,7 @@ namespace MockDatabricks.Containers;
 
 /// <summary>
 /// Builds a <see cref="MockDatabricksContainer"/> in the style of the testcontainers-dotnet modules:
-/// <c>await using var mock = new MockDatabricksBuilder().Build(); await mock.StartAsync();</c>.
+/// <c>await using var mock = new MockDatabricksBuilder(MockDatabricksBuilder.DefaultImage).Build(); await mock.StartAsync();</c>.
 /// The image is never pulled (it is built locally by scripts/build-images.sh), the server's port 8080 is
 /// published on a random port of 127.0.0.1 only, and the container counts as started once <c>GET /health</c>
 /// answers 200.
@@ -27,11 +27,7 @@ public sealed class MockDatabricksBuilder : ContainerBuilder<MockDatabricksBuild
     /// <summary>Label on every mock container, for finding leftovers by hand (<c>podman ps -a --filter label=...</c>).</summary>
     public const string MockLabel = "org.adbc-databricks.mock";
 
-    public MockDatabricksBuilder()
-        : this(DefaultImage)
-    {
-    }
-
+    /// <summary>The image is always named (testcontainers-dotnet's convention: no parameterless builder), e.g. <see cref="DefaultImage"/>.</summary>
     public MockDatabricksBuilder(string image)
         : this(new ContainerConfiguration())
     {
