@@ -52,9 +52,9 @@ namespace Harness.Support
         private void Check(RecordBatch batch)
         {
             Batches++;
-            if (batch.ColumnCount != _generator.Schema.Fields.Count)
+            if (batch.ColumnCount != _generator.Schema.FieldsList.Count)
             {
-                AddError($"batch {Batches} has {batch.ColumnCount} columns, expected {_generator.Schema.Fields.Count}");
+                AddError($"batch {Batches} has {batch.ColumnCount} columns, expected {_generator.Schema.FieldsList.Count}");
                 Rows += batch.Length;
                 return;
             }
@@ -80,7 +80,7 @@ namespace Harness.Support
                     ValuesChecked++;
                     if (!ArrowValues.AreEqual(expected, actual))
                     {
-                        AddError($"row {row}, column {_generator.Schema.Fields[column].Name}: expected {expected ?? "null"}, got {actual ?? "null"}");
+                        AddError($"row {row}, column {_generator.Schema.FieldsList[column].Name}: expected {expected ?? "null"}, got {actual ?? "null"}");
                     }
                 }
             }

@@ -64,6 +64,10 @@ namespace MockDatabricks.Testing
         public async Task ClearFaultsAsync(CancellationToken cancellationToken = default) =>
             (await _http.DeleteAsync("/admin/faults", cancellationToken).ConfigureAwait(false)).EnsureSuccessStatusCode();
 
+        /// <summary>POST /admin/datasets/prepare: returns once every file or inline batch of the statement's result is cached.</summary>
+        public async Task<HttpResponseMessage> PrepareAsync(string statement, CancellationToken cancellationToken = default) =>
+            await _http.PostAsJsonAsync("/admin/datasets/prepare", new { statement }, s_json, cancellationToken).ConfigureAwait(false);
+
         public async Task<JsonDocument> GetJsonAsync(string path, CancellationToken cancellationToken = default) =>
             JsonDocument.Parse(await _http.GetStringAsync(path, cancellationToken).ConfigureAwait(false));
 

@@ -1,8 +1,10 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Buffers.Binary;
 using System.Text;
-using MockDatabricks.Protocol.Arrow;
+using Apache.Arrow;
+using Apache.Arrow.Types;
 
 namespace MockDatabricks.Protocol.Data
 {
@@ -70,7 +72,7 @@ namespace MockDatabricks.Protocol.Data
 
         public DatasetSpec Spec { get; }
 
-        public ArrowSchema Schema { get; }
+        public Schema Schema { get; }
 
         /// <summary>Average uncompressed Arrow bytes per row (used to cut files of about the target size).</summary>
         public static long EstimatedRowBytes(DatasetProfile profile) => profile switch
@@ -80,9 +82,13 @@ namespace MockDatabricks.Protocol.Data
             _ => 100,
         };
 
-        public static ArrowSchema SchemaFor(DatasetProfile profile) => Define(profile).Schema;
+        public static Schema SchemaFor(DatasetProfile profile) => Define(profile).Schema;
 
-        /// <summary>The expected value at (row, column) as the column's CLR type (see <see cref="ArrowColumnType.ClrType"/>), or null.</summary>
+        /// <summary>
+        /// The expected value at (row, column), computed from (seed, row, column) alone, as the CLR type
+        /// <see cref="ArrowValues.Get"/> reads from the column: long, int, double, decimal, string, DateTimeOffset,
+        /// DateOnly, bool; or null.
+        /// </summary>
         public object? GetValue(long row, int column)
         {
             if (row < 0 || row >= Spec.Rows)
@@ -122,95 +128,144 @@ namespace MockDatabricks.Protocol.Data
             }
         }
 
-        /// <summary>New builders for this schema, sized for <paramref name="rows"/> rows.</summary>
-        public ArrowColumnBuilder[] CreateBuilders(int rows) =>
-            Schema.Fields.Select(f => new ArrowColumnBuilder(f, rows)).ToArray();
-
-        /// <summary>Appends rows [start, start+count) to the builders (the fast path used to build files).</summary>
-        public void AppendRows(long start, int count, IReadOnlyList<ArrowColumnBuilder> builders)
+        /// <summary>Rows [start, start+count) as a record batch built with Apache.Arrow's array builders (the fast path used to build files).</summary>
+        public RecordBatch BuildBatch(long start, int count)
         {
-            Span<byte> scratch = stackalloc byte[2048];
-            for (int column = 0; column < _kinds.Length; column++)
+            var arrays = new IArrowArray[_kinds.Length];
+            for (int column = 0; column < arrays.Length; column++)
             {
-                ArrowColumnBuilder builder = builders[column];
+                arrays[column] = BuildColumn(column, start, count);
+            }
+
+            return new RecordBatch(Schema, arrays, count);
+        }
+
+        private IArrowArray BuildColumn(int column, long start, int count)
+        {
+            void Fill(Action appendNull, Action<long, ulong> append)
+            {
                 ColumnKind kind = _kinds[column];
                 for (long row = start; row < start + count; row++)
                 {
                     if (IsNull(row, column))
                     {
-                        builder.AppendNull();
-                        continue;
+                        appendNull();
                     }
-
-                    ulong h = ValueHash(row, column, kind);
-                    switch (kind)
+                    else
                     {
-                        case ColumnKind.Id:
-                            builder.AppendInt64(row);
-                            break;
-                        case ColumnKind.Quantity:
-                            builder.AppendInt32(Quantity(h));
-                            break;
-                        case ColumnKind.Price:
-                            builder.AppendDouble(Price(h));
-                            break;
-                        case ColumnKind.Amount:
-                            builder.AppendDecimalUnscaled(AmountUnscaled(h));
-                            break;
-                        case ColumnKind.CreatedAt:
-                            builder.AppendInt64(CreatedAtMicros(row, h));
-                            break;
-                        case ColumnKind.EventDate:
-                            builder.AppendInt32(EventDateDays(row, h));
-                            break;
-                        case ColumnKind.IsActive:
-                            builder.AppendBool((h & 1) == 1);
-                            break;
-                        case ColumnKind.Country:
-                            builder.AppendUtf8(s_countryBytes[CountryIndex(h)]);
-                            break;
-                        default:
-                            int length = WriteText(row, column, kind, scratch);
-                            builder.AppendUtf8(scratch.Slice(0, length));
-                            break;
+                        append(row, ValueHash(row, column, kind));
                     }
                 }
             }
+
+            switch (_kinds[column])
+            {
+                case ColumnKind.Id:
+                    {
+                        var builder = new Int64Array.Builder().Reserve(count);
+                        Fill(() => builder.AppendNull(), (row, _) => builder.Append(row));
+                        return builder.Build();
+                    }
+
+                case ColumnKind.Quantity:
+                    {
+                        var builder = new Int32Array.Builder().Reserve(count);
+                        Fill(() => builder.AppendNull(), (_, h) => builder.Append(Quantity(h)));
+                        return builder.Build();
+                    }
+
+                case ColumnKind.Price:
+                    {
+                        var builder = new DoubleArray.Builder().Reserve(count);
+                        Fill(() => builder.AppendNull(), (_, h) => builder.Append(Price(h)));
+                        return builder.Build();
+                    }
+
+                case ColumnKind.Amount:
+                    {
+                        // The 16-byte two's complement unscaled value: exact, and without a decimal round trip per value.
+                        var builder = new Decimal128Array.Builder((Decimal128Type)Schema.FieldsList[column].DataType).Reserve(count);
+                        byte[] unscaled = new byte[16];
+                        Fill(() => builder.AppendNull(), (_, h) =>
+                        {
+                            BinaryPrimitives.WriteInt128LittleEndian(unscaled, AmountUnscaled(h));
+                            builder.Append(unscaled.AsSpan());
+                        });
+                        return builder.Build();
+                    }
+
+                case ColumnKind.CreatedAt:
+                    {
+                        var builder = new TimestampArray.Builder((TimestampType)Schema.FieldsList[column].DataType).Reserve(count);
+                        Fill(() => builder.AppendNull(), (row, h) => builder.Append(DateTimeOffset.UnixEpoch.AddTicks(CreatedAtMicros(row, h) * 10)));
+                        return builder.Build();
+                    }
+
+                case ColumnKind.EventDate:
+                    {
+                        var builder = new Date32Array.Builder().Reserve(count);
+                        Fill(() => builder.AppendNull(), (row, h) => builder.Append(DateOnly.FromDayNumber(s_epochDay + EventDateDays(row, h))));
+                        return builder.Build();
+                    }
+
+                case ColumnKind.IsActive:
+                    {
+                        var builder = new BooleanArray.Builder().Reserve(count);
+                        Fill(() => builder.AppendNull(), (_, h) => builder.Append((h & 1) == 1));
+                        return builder.Build();
+                    }
+
+                case ColumnKind.Country:
+                    {
+                        var builder = new StringArray.Builder().Reserve(count);
+                        Fill(() => builder.AppendNull(), (_, h) => builder.Append(s_countryBytes[CountryIndex(h)].AsSpan()));
+                        return builder.Build();
+                    }
+
+                default:
+                    {
+                        var builder = new StringArray.Builder().Reserve(count);
+                        byte[] scratch = new byte[2048];
+                        ColumnKind kind = _kinds[column];
+                        Fill(() => builder.AppendNull(), (row, _) => builder.Append(scratch.AsSpan(0, WriteText(row, column, kind, scratch))));
+                        return builder.Build();
+                    }
+            }
         }
 
-        private static (ArrowSchema Schema, ColumnKind[] Kinds) Define(DatasetProfile profile)
+        private static (Schema Schema, ColumnKind[] Kinds) Define(DatasetProfile profile)
         {
-            var columns = new List<(ArrowField, ColumnKind)>
+            var columns = new List<(Field, ColumnKind)>
             {
-                (new ArrowField("id", ArrowColumnType.Int64, Nullable: false), ColumnKind.Id),
+                (new Field("id", Int64Type.Default, nullable: false), ColumnKind.Id),
             };
             switch (profile)
             {
                 case DatasetProfile.Narrow:
-                    columns.Add((new ArrowField("quantity", ArrowColumnType.Int32), ColumnKind.Quantity));
-                    columns.Add((new ArrowField("price", ArrowColumnType.Float64), ColumnKind.Price));
+                    columns.Add((new Field("quantity", Int32Type.Default, nullable: true), ColumnKind.Quantity));
+                    columns.Add((new Field("price", DoubleType.Default, nullable: true), ColumnKind.Price));
                     break;
                 case DatasetProfile.Strings:
-                    columns.Add((new ArrowField("notes", ArrowColumnType.Utf8), ColumnKind.LongText));
-                    columns.Add((new ArrowField("country", ArrowColumnType.Utf8, Nullable: false), ColumnKind.Country));
+                    columns.Add((new Field("notes", StringType.Default, nullable: true), ColumnKind.LongText));
+                    columns.Add((new Field("country", StringType.Default, nullable: false), ColumnKind.Country));
                     break;
                 default:
-                    columns.Add((new ArrowField("quantity", ArrowColumnType.Int32), ColumnKind.Quantity));
-                    columns.Add((new ArrowField("price", ArrowColumnType.Float64), ColumnKind.Price));
-                    columns.Add((new ArrowField("amount", ArrowColumnType.Decimal(18, 4)), ColumnKind.Amount));
-                    columns.Add((new ArrowField("description", ArrowColumnType.Utf8), ColumnKind.Description));
-                    columns.Add((new ArrowField("created_at", ArrowColumnType.TimestampUtc), ColumnKind.CreatedAt));
-                    columns.Add((new ArrowField("event_date", ArrowColumnType.Date32), ColumnKind.EventDate));
-                    columns.Add((new ArrowField("is_active", ArrowColumnType.Bool), ColumnKind.IsActive));
-                    columns.Add((new ArrowField("country", ArrowColumnType.Utf8, Nullable: false), ColumnKind.Country));
+                    columns.Add((new Field("quantity", Int32Type.Default, nullable: true), ColumnKind.Quantity));
+                    columns.Add((new Field("price", DoubleType.Default, nullable: true), ColumnKind.Price));
+                    columns.Add((new Field("amount", new Decimal128Type(18, 4), nullable: true), ColumnKind.Amount));
+                    columns.Add((new Field("description", StringType.Default, nullable: true), ColumnKind.Description));
+                    columns.Add((new Field("created_at", new TimestampType(TimeUnit.Microsecond, "Etc/UTC"), nullable: true), ColumnKind.CreatedAt));
+                    columns.Add((new Field("event_date", Date32Type.Default, nullable: true), ColumnKind.EventDate));
+                    columns.Add((new Field("is_active", BooleanType.Default, nullable: true), ColumnKind.IsActive));
+                    columns.Add((new Field("country", StringType.Default, nullable: false), ColumnKind.Country));
                     break;
             }
 
-            return (new ArrowSchema(columns.Select(c => c.Item1).ToList()), columns.Select(c => c.Item2).ToArray());
+            return (new Schema(columns.Select(c => c.Item1), metadata: null), columns.Select(c => c.Item2).ToArray());
         }
 
         private bool IsNull(long row, int column) =>
-            Schema.Fields[column].Nullable && (Hash(row, column, 15) % 100) < 5;
+            Schema.FieldsList[column].IsNullable && (Hash(row, column, 15) % 100) < 5;
 
         // Most order lines have quantity 1, some a few units, rare bulk orders.
         private static int Quantity(ulong h) => (h % 8) switch
