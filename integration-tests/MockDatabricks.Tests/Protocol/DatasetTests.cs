@@ -57,6 +57,32 @@ namespace MockDatabricks.Tests.Protocol
         }
 
         [Fact]
+        public void MixedProfile_ValuesFollowTheDocumentedShape()
+        {
+            var generator = new DatasetGenerator(new DatasetSpec { Rows = 20_000, Seed = 3 });
+            var start = new DateTimeOffset(2024, 1, 1, 0, 0, 0, TimeSpan.Zero);
+            int nulls = 0;
+            for (long row = 0; row < 20_000; row++)
+            {
+                object?[] v = Enumerable.Range(0, 9).Select(c => generator.GetValue(row, c)).ToArray();
+                nulls += v.Count(x => x == null);
+                Assert.Equal(row, v[0]);
+                Assert.True(v[1] is null or (>= 1 and < 100_000), $"quantity {v[1]}");
+                Assert.True(v[2] is null || ((double)v[2]! >= 0.99 && (double)v[2]! <= 1000.98 && Math.Round((double)v[2]!, 2) == (double)v[2]!), $"price {v[2]}");
+                Assert.True(v[3] is null || ((decimal)v[3]! >= -200m && (decimal)v[3]! < 1800m && decimal.Round((decimal)v[3]!, 2) == (decimal)v[3]!), $"amount {v[3]}");
+                Assert.True(v[4] is null || ((string)v[4]!).Length > 0);
+                // Orders of 4 lines, 4 s apart, each at some millisecond inside its second.
+                Assert.True(v[5] is null || ((DateTimeOffset)v[5]! - start - TimeSpan.FromSeconds(row / 4 * 4)) is { TotalMilliseconds: >= 0 and < 1000 }, $"created_at {v[5]}");
+                Assert.True(v[6] is null || ((DateOnly)v[6]!).DayNumber - new DateOnly(2020, 1, 1).DayNumber - (row / 5000) is >= 0 and < 30, $"event_date {v[6]}");
+                Assert.True(v[7] is null or bool);
+                Assert.Contains((string)v[8]!, new[] { "United States", "Germany", "France", "United Kingdom", "Japan", "Brazil", "India", "Canada", "Australia", "Spain", "Italy", "Netherlands", "Sweden", "Poland", "Mexico", "South Korea", "Switzerland", "Norway", "Denmark", "Ireland" });
+            }
+
+            // About 5% of the 7 nullable columns.
+            Assert.InRange(nulls, 20_000 * 7 * 4 / 100, 20_000 * 7 * 6 / 100);
+        }
+
+        [Fact]
         public void FramePerMessage_PutsEveryIpcMessageInItsOwnFrame_AndFlushPerMessage_OneBlockPerMessage()
         {
             Lz4FramingTests.SkipIfNoNative();
