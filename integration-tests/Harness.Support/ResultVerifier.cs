@@ -59,32 +59,7 @@ namespace Harness.Support
                 return;
             }
 
-            for (int i = 0; i < batch.Length; i++)
-            {
-                long row = Rows + i;
-                if (row % _sampleEvery != 0 && i != batch.Length - 1)
-                {
-                    continue;
-                }
-
-                if (row >= _generator.Spec.Rows)
-                {
-                    AddError($"row {row} is beyond the data set's {_generator.Spec.Rows} rows");
-                    break;
-                }
-
-                for (int column = 0; column < batch.ColumnCount; column++)
-                {
-                    object? expected = _generator.GetValue(row, column);
-                    object? actual = ArrowValues.Get(batch.Column(column), i);
-                    ValuesChecked++;
-                    if (!ArrowValues.AreEqual(expected, actual))
-                    {
-                        AddError($"row {row}, column {_generator.Schema.FieldsList[column].Name}: expected {expected ?? "null"}, got {actual ?? "null"}");
-                    }
-                }
-            }
-
+            ValuesChecked += ArrowValues.CompareWithGenerator(batch, Rows, _generator, AddError, _sampleEvery);
             Rows += batch.Length;
         }
 

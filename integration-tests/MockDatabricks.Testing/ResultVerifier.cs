@@ -21,19 +21,8 @@ namespace MockDatabricks.Testing
                     throw new InvalidOperationException($"Schema mismatch: expected {expectedSchema}, got {ArrowValues.Describe(batch.Schema)}.");
                 }
 
-                for (int i = 0; i < batch.Length; i++, row++)
-                {
-                    for (int column = 0; column < batch.ColumnCount; column++)
-                    {
-                        object? expected = generator.GetValue(row, column);
-                        object? actual = ArrowValues.Get(batch.Column(column), i);
-                        if (!ArrowValues.AreEqual(expected, actual))
-                        {
-                            throw new InvalidOperationException(
-                                $"Row {row}, column {generator.Schema.FieldsList[column].Name}: expected {expected ?? "null"}, got {actual ?? "null"}.");
-                        }
-                    }
-                }
+                ArrowValues.CompareWithGenerator(batch, row, generator, difference => throw new InvalidOperationException(difference));
+                row += batch.Length;
             }
 
             if (row - firstRow != spec.Rows - firstRow)

@@ -38,6 +38,43 @@ namespace MockDatabricks.Protocol.Data
             _ => expected.Equals(actual),
         };
 
+        /// <summary>
+        /// Compares the rows of <paramref name="batch"/>, whose first row is data set row <paramref name="firstRow"/>,
+        /// with the generator's formula: every <paramref name="sampleEvery"/>-th row and the batch's last one. Reports
+        /// each difference, and a row past the data set's end, to <paramref name="mismatch"/>; returns the values compared.
+        /// </summary>
+        public static long CompareWithGenerator(RecordBatch batch, long firstRow, DatasetGenerator generator, Action<string> mismatch, int sampleEvery = 1)
+        {
+            long compared = 0;
+            for (int i = 0; i < batch.Length; i++)
+            {
+                long row = firstRow + i;
+                if (row % sampleEvery != 0 && i != batch.Length - 1)
+                {
+                    continue;
+                }
+
+                if (row >= generator.Spec.Rows)
+                {
+                    mismatch($"row {row} is beyond the data set's {generator.Spec.Rows} rows");
+                    break;
+                }
+
+                for (int column = 0; column < batch.ColumnCount; column++)
+                {
+                    object? expected = generator.GetValue(row, column);
+                    object? actual = Get(batch.Column(column), i);
+                    compared++;
+                    if (!AreEqual(expected, actual))
+                    {
+                        mismatch($"row {row}, column {generator.Schema.FieldsList[column].Name}: expected {expected ?? "null"}, got {actual ?? "null"}");
+                    }
+                }
+            }
+
+            return compared;
+        }
+
         /// <summary>"id: int64 not null, amount: decimal128(18,4), ...": enough to tell two schemas apart in a message.</summary>
         public static string Describe(Schema schema) => string.Join(", ", schema.FieldsList.Select(f =>
         {

@@ -101,6 +101,20 @@ namespace MockDatabricks.Tests.Protocol
             Assert.Equal(100, ResultVerifier.VerifyAllValues(batches, spec));
         }
 
+        [Fact]
+        public void Verifier_ReportsTheFirstValueThatDiffers()
+        {
+            var spec = new DatasetSpec { Rows = 100, Seed = 6 };
+            using RecordBatch batch = new DatasetGenerator(spec).BuildBatch(0, 99);
+
+            // The same rows presented as rows 1..99: the first id is off by one.
+            var shifted = Assert.Throws<InvalidOperationException>(() => ResultVerifier.VerifyAllValues(new[] { batch }, spec, firstRow: 1));
+            var tooFew = Assert.Throws<InvalidOperationException>(() => ResultVerifier.VerifyAllValues(new[] { batch }, spec));
+
+            Assert.Equal("row 1, column id: expected 1, got 0", shifted.Message);
+            Assert.Equal("Expected 100 rows, got 99.", tooFew.Message);
+        }
+
         internal static List<RecordBatch> ReadFile(byte[] stored) => ReadStream(new MemoryStream(Decompress(stored)));
 
         internal static byte[] Decompress(byte[] frames)
