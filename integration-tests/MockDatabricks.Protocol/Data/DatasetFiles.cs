@@ -59,16 +59,16 @@ namespace MockDatabricks.Protocol.Data
                 : Lz4Framing.EncodeFrames(file.Bytes, framing.Frame, Lz4Framing.EvenSplits(file.Bytes.Length, framing.FramesPerFile));
         }
 
-        /// <summary>The arrowSchema metadata: a Schema message and the end-of-stream marker, as ArrowStreamReader(...).Schema reads it.</summary>
-        public static byte[] SchemaStream(Schema schema)
+        /// <summary>
+        /// The arrowSchema metadata: one encapsulated Schema message, no end-of-stream marker. The driver reads it with
+        /// ArrowStreamReader(...).Schema; the Python connector puts it in front of the inline batches and reads the
+        /// whole as one stream, so Databricks cannot be sending an EOS there.
+        /// </summary>
+        public static byte[] SchemaMessage(Schema schema)
         {
             using var output = new MemoryStream();
-            using (var writer = new ArrowStreamWriter(output, schema, leaveOpen: true))
-            {
-                writer.WriteStart();
-                writer.WriteEnd();
-            }
-
+            using var writer = new ArrowStreamWriter(output, schema, leaveOpen: true);
+            writer.WriteStart();
             return output.ToArray();
         }
 

@@ -37,7 +37,7 @@ namespace MockDatabricks.Server.ResultSets
                 },
                 ResultFormat = operation.CloudFetch ? TSparkRowSetType.UrlBasedSet : TSparkRowSetType.ArrowBasedSet,
                 Lz4Compressed = operation.Lz4,
-                ArrowSchema = operation.Dataset?.SchemaBytes ?? DatasetFiles.SchemaStream(schema),
+                ArrowSchema = operation.Dataset?.SchemaBytes ?? DatasetFiles.SchemaMessage(schema),
             };
         }
 

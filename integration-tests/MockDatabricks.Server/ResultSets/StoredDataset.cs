@@ -63,7 +63,7 @@ namespace MockDatabricks.Server.ResultSets
             _store = store;
             Layout = new DatasetLayout(spec);
             Generator = new DatasetGenerator(spec);
-            SchemaBytes = DatasetFiles.SchemaStream(Generator.Schema);
+            SchemaBytes = DatasetFiles.SchemaMessage(Generator.Schema);
             _files = new Task<StoredFile>?[Layout.FileCount];
         }
 
@@ -81,7 +81,7 @@ namespace MockDatabricks.Server.ResultSets
 
         public Schema Schema => Generator.Schema;
 
-        /// <summary>Schema message + EOS: the arrowSchema metadata bytes.</summary>
+        /// <summary>The arrowSchema metadata bytes: one Schema message.</summary>
         public byte[] SchemaBytes { get; }
 
         /// <summary>Files generated so far, rebuilds after eviction included: equal to the file count when nothing was generated twice.</summary>

@@ -48,14 +48,18 @@ namespace MockDatabricks.Tests.Protocol
         }
 
         [Fact]
-        public void ArrowSchemaMetadata_IsASchemaMessageThenEndOfStream()
+        public void ArrowSchemaMetadata_IsOneSchemaMessage_ReadByArrowStreamReader()
         {
             var generator = new DatasetGenerator(new DatasetSpec());
+            byte[] metadata = DatasetFiles.SchemaMessage(generator.Schema);
 
-            using var reader = new ArrowStreamReader(new MemoryStream(DatasetFiles.SchemaStream(generator.Schema)));
+            using var reader = new ArrowStreamReader(new MemoryStream(metadata));
 
             Assert.Equal(ArrowValues.Describe(generator.Schema), ArrowValues.Describe(reader.Schema));
             Assert.Null(reader.ReadNextRecordBatch());
+            // Continuation marker, metadata length, metadata: nothing after it (no EOS).
+            Assert.Equal(0xFFFFFFFFu, BitConverter.ToUInt32(metadata, 0));
+            Assert.Equal(metadata.Length, 8 + BitConverter.ToInt32(metadata, 4));
         }
 
         [Theory]
@@ -65,7 +69,7 @@ namespace MockDatabricks.Tests.Protocol
         {
             var spec = new DatasetSpec { Rows = 5_000, Seed = 4 };
             var generator = new DatasetGenerator(spec);
-            Schema schema = new ArrowStreamReader(new MemoryStream(DatasetFiles.SchemaStream(generator.Schema))).Schema;
+            Schema schema = new ArrowStreamReader(new MemoryStream(DatasetFiles.SchemaMessage(generator.Schema))).Schema;
             byte[] message = DatasetFiles.BuildInlineBatch(generator, new RowRange(0, 1_000, 3_000));
             byte[] payload = lz4 ? Lz4Framing.Encode(message, Lz4FrameOptions.Databricks) : message;
 
@@ -81,17 +85,16 @@ namespace MockDatabricks.Tests.Protocol
         {
             var spec = new DatasetSpec { Rows = 100, Seed = 5 };
             var generator = new DatasetGenerator(spec);
-            byte[] schemaStream = DatasetFiles.SchemaStream(generator.Schema);
+            byte[] schema = DatasetFiles.SchemaMessage(generator.Schema);
             byte[] first = DatasetFiles.BuildInlineBatch(generator, new RowRange(0, 0, 60));
             byte[] second = DatasetFiles.BuildInlineBatch(generator, new RowRange(1, 60, 40));
 
-            // How the Python connector reads inline results: arrowSchema (without its EOS) + every batch + EOS as one stream.
+            // How the Python connector reads inline results: arrowSchema + every batch as one stream.
             // A schema inside a batch would break the stream; an EOS inside one would end it after the first batch.
             using var concatenated = new MemoryStream();
-            concatenated.Write(schemaStream, 0, schemaStream.Length - 8);
+            concatenated.Write(schema);
             concatenated.Write(first);
             concatenated.Write(second);
-            concatenated.Write(schemaStream, schemaStream.Length - 8, 8);
             concatenated.Position = 0;
             List<RecordBatch> batches = ReadStream(concatenated);
 
