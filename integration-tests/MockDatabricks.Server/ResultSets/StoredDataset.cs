@@ -90,39 +90,11 @@ namespace MockDatabricks.Server.ResultSets
         /// <summary>Inline batches generated so far.</summary>
         public int InlineBuilds => Volatile.Read(ref _inlineBuilds);
 
-        public int BuiltFileCount
-        {
-            get
-            {
-                lock (_lock)
-                {
-                    int count = 0;
-                    foreach (Task<StoredFile>? file in _files)
-                    {
-                        count += file is { IsCompletedSuccessfully: true } ? 1 : 0;
-                    }
+        /// <summary>Files in memory now.</summary>
+        public int BuiltFileCount => BuiltFiles().Length;
 
-                    return count;
-                }
-            }
-        }
-
-        public long CachedBytes
-        {
-            get
-            {
-                lock (_lock)
-                {
-                    long total = 0;
-                    foreach (Task<StoredFile>? file in _files)
-                    {
-                        total += file is { IsCompletedSuccessfully: true } ? file.Result.Bytes.Length : 0;
-                    }
-
-                    return total;
-                }
-            }
-        }
+        /// <summary>Stored bytes of the files in memory now.</summary>
+        public long CachedBytes => BuiltFiles().Sum(f => f.Bytes);
 
         public Task<StoredFile> GetFileAsync(int index)
         {
