@@ -142,95 +142,47 @@ namespace MockDatabricks.Protocol.Data
 
         private IArrowArray BuildColumn(int column, long start, int count)
         {
-            void Fill(Action appendNull, Action<long, ulong> append)
+            IArrowType type = Schema.FieldsList[column].DataType;
+            ColumnKind kind = _kinds[column];
+            byte[] scratch = new byte[2048];
+            return kind switch
             {
-                ColumnKind kind = _kinds[column];
-                for (long row = start; row < start + count; row++)
+                ColumnKind.Id => Fill(new Int64Array.Builder(), column, start, count, (b, row, _) => b.Append(row)),
+                ColumnKind.Quantity => Fill(new Int32Array.Builder(), column, start, count, (b, _, h) => b.Append(Quantity(h))),
+                ColumnKind.Price => Fill(new DoubleArray.Builder(), column, start, count, (b, _, h) => b.Append(Price(h))),
+                // The 16-byte two's complement unscaled value: exact, and without a decimal round trip per value.
+                ColumnKind.Amount => Fill(new Decimal128Array.Builder((Decimal128Type)type), column, start, count, (b, _, h) =>
                 {
-                    if (IsNull(row, column))
-                    {
-                        appendNull();
-                    }
-                    else
-                    {
-                        append(row, ValueHash(row, column, kind));
-                    }
+                    BinaryPrimitives.WriteInt128LittleEndian(scratch, AmountUnscaled(h));
+                    b.Append(scratch.AsSpan(0, 16));
+                }),
+                ColumnKind.CreatedAt => Fill(new TimestampArray.Builder((TimestampType)type), column, start, count, (b, row, h) => b.Append(DateTimeOffset.UnixEpoch.AddTicks(CreatedAtMicros(row, h) * 10))),
+                ColumnKind.EventDate => Fill(new Date32Array.Builder(), column, start, count, (b, row, h) => b.Append(DateOnly.FromDayNumber(s_epochDay + EventDateDays(row, h)))),
+                ColumnKind.IsActive => Fill(new BooleanArray.Builder(), column, start, count, (b, _, h) => b.Append((h & 1) == 1)),
+                ColumnKind.Country => Fill(new StringArray.Builder(), column, start, count, (b, _, h) => b.Append(s_countryBytes[CountryIndex(h)].AsSpan())),
+                _ => Fill(new StringArray.Builder(), column, start, count, (b, row, _) => b.Append(scratch.AsSpan(0, WriteText(row, column, kind, scratch)))),
+            };
+        }
+
+        /// <summary>Appends rows [start, start+count) of a column: null where the formula says so, else the value from the row's hash.</summary>
+        private IArrowArray Fill<TBuilder>(TBuilder builder, int column, long start, int count, Action<TBuilder, long, ulong> append)
+            where TBuilder : IArrowArrayBuilder<IArrowArray, TBuilder>
+        {
+            builder.Reserve(count);
+            ColumnKind kind = _kinds[column];
+            for (long row = start; row < start + count; row++)
+            {
+                if (IsNull(row, column))
+                {
+                    builder.AppendNull();
+                }
+                else
+                {
+                    append(builder, row, ValueHash(row, column, kind));
                 }
             }
 
-            switch (_kinds[column])
-            {
-                case ColumnKind.Id:
-                    {
-                        var builder = new Int64Array.Builder().Reserve(count);
-                        Fill(() => builder.AppendNull(), (row, _) => builder.Append(row));
-                        return builder.Build();
-                    }
-
-                case ColumnKind.Quantity:
-                    {
-                        var builder = new Int32Array.Builder().Reserve(count);
-                        Fill(() => builder.AppendNull(), (_, h) => builder.Append(Quantity(h)));
-                        return builder.Build();
-                    }
-
-                case ColumnKind.Price:
-                    {
-                        var builder = new DoubleArray.Builder().Reserve(count);
-                        Fill(() => builder.AppendNull(), (_, h) => builder.Append(Price(h)));
-                        return builder.Build();
-                    }
-
-                case ColumnKind.Amount:
-                    {
-                        // The 16-byte two's complement unscaled value: exact, and without a decimal round trip per value.
-                        var builder = new Decimal128Array.Builder((Decimal128Type)Schema.FieldsList[column].DataType).Reserve(count);
-                        byte[] unscaled = new byte[16];
-                        Fill(() => builder.AppendNull(), (_, h) =>
-                        {
-                            BinaryPrimitives.WriteInt128LittleEndian(unscaled, AmountUnscaled(h));
-                            builder.Append(unscaled.AsSpan());
-                        });
-                        return builder.Build();
-                    }
-
-                case ColumnKind.CreatedAt:
-                    {
-                        var builder = new TimestampArray.Builder((TimestampType)Schema.FieldsList[column].DataType).Reserve(count);
-                        Fill(() => builder.AppendNull(), (row, h) => builder.Append(DateTimeOffset.UnixEpoch.AddTicks(CreatedAtMicros(row, h) * 10)));
-                        return builder.Build();
-                    }
-
-                case ColumnKind.EventDate:
-                    {
-                        var builder = new Date32Array.Builder().Reserve(count);
-                        Fill(() => builder.AppendNull(), (row, h) => builder.Append(DateOnly.FromDayNumber(s_epochDay + EventDateDays(row, h))));
-                        return builder.Build();
-                    }
-
-                case ColumnKind.IsActive:
-                    {
-                        var builder = new BooleanArray.Builder().Reserve(count);
-                        Fill(() => builder.AppendNull(), (_, h) => builder.Append((h & 1) == 1));
-                        return builder.Build();
-                    }
-
-                case ColumnKind.Country:
-                    {
-                        var builder = new StringArray.Builder().Reserve(count);
-                        Fill(() => builder.AppendNull(), (_, h) => builder.Append(s_countryBytes[CountryIndex(h)].AsSpan()));
-                        return builder.Build();
-                    }
-
-                default:
-                    {
-                        var builder = new StringArray.Builder().Reserve(count);
-                        byte[] scratch = new byte[2048];
-                        ColumnKind kind = _kinds[column];
-                        Fill(() => builder.AppendNull(), (row, _) => builder.Append(scratch.AsSpan(0, WriteText(row, column, kind, scratch))));
-                        return builder.Build();
-                    }
-            }
+            return builder.Build(default);
         }
 
         private static (Schema Schema, ColumnKind[] Kinds) Define(DatasetProfile profile)
