@@ -5,7 +5,8 @@ using System.Net;
 using System.Net.Http;
 using System.Threading;
 using System.Threading.Tasks;
-using MockDatabricks.Protocol.Arrow;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
 using MockDatabricks.Protocol.Cli;
 
 namespace MockDatabricks.Testing
@@ -17,7 +18,7 @@ namespace MockDatabricks.Testing
 
         public string OperationId => Operation.OperationId.ToHex();
 
-        public required ArrowSchema Schema { get; init; }
+        public required Schema Schema { get; init; }
 
         public required TGetResultSetMetadataResp Metadata { get; init; }
 
@@ -25,7 +26,8 @@ namespace MockDatabricks.Testing
 
         public bool CloudFetch { get; set; }
 
-        public List<ArrowRecordBatchData> Batches { get; } = new List<ArrowRecordBatchData>();
+        /// <summary>Every record batch, as Apache.Arrow's readers decoded it (the driver's readers).</summary>
+        public List<RecordBatch> Batches { get; } = new List<RecordBatch>();
 
         /// <summary>Every link received, in order (refreshed links included).</summary>
         public List<TSparkArrowResultLink> Links { get; } = new List<TSparkArrowResultLink>();
@@ -90,7 +92,7 @@ namespace MockDatabricks.Testing
             {
                 Operation = operation,
                 Metadata = metadata,
-                Schema = ArrowIpcReader.ReadSchema(metadata.ArrowSchema ?? throw new InvalidOperationException("Metadata without arrowSchema.")),
+                Schema = ReadSchema(metadata.ArrowSchema ?? throw new InvalidOperationException("Metadata without arrowSchema.")),
                 UsedDirectResults = finishedDirectly,
             };
             bool lz4 = metadata.Lz4Compressed == true;
@@ -148,7 +150,8 @@ namespace MockDatabricks.Testing
                     }
 
                     byte[] bytes = lz4 ? _lz4FrameDecoder(batch.Batch.ToArray()) : batch.Batch.ToArray();
-                    ArrowRecordBatchData decoded = ArrowIpcReader.ReadRecordBatch(bytes, outcome.Schema);
+                    // What the driver's DatabricksReader does with each inline batch: decode it against the metadata schema.
+                    RecordBatch decoded = ArrowSerializationHelpers.DeserializeRecordBatch(outcome.Schema, bytes);
                     if (decoded.Length != batch.RowCount)
                     {
                         throw new InvalidOperationException($"Inline batch says {batch.RowCount} rows, holds {decoded.Length}.");
@@ -248,14 +251,14 @@ namespace MockDatabricks.Testing
 
                 // Decoding errors are not retried: a corrupt file must fail the query, not be fetched again.
                 byte[] ipc = lz4 ? _lz4FrameDecoder(body) : body;
-                ArrowStreamContents contents = ArrowIpcReader.ReadStream(ipc);
-                long rows = contents.Batches.Sum(b => (long)b.Length);
+                List<RecordBatch> batches = ReadStream(ipc);
+                long rows = batches.Sum(b => (long)b.Length);
                 if (rows != link.RowCount)
                 {
                     throw new InvalidOperationException($"File at row {link.StartRowOffset} says {link.RowCount} rows, holds {rows}.");
                 }
 
-                outcome.Batches.AddRange(contents.Batches);
+                outcome.Batches.AddRange(batches);
                 return;
             }
 
@@ -269,6 +272,26 @@ namespace MockDatabricks.Testing
 
         private static bool IsNearExpiry(TSparkArrowResultLink link) =>
             DateTimeOffset.UtcNow + s_expiryBuffer >= DateTimeOffset.FromUnixTimeMilliseconds(link.ExpiryTime);
+
+        /// <summary>The arrowSchema metadata, read as the driver's DatabricksSchemaParser reads it.</summary>
+        private static Schema ReadSchema(byte[] arrowSchema)
+        {
+            using var reader = new ArrowStreamReader(new System.IO.MemoryStream(arrowSchema));
+            return reader.Schema;
+        }
+
+        /// <summary>A whole CloudFetch file through ArrowStreamReader(Stream), as the driver's CloudFetchReader reads it.</summary>
+        private static List<RecordBatch> ReadStream(byte[] ipc)
+        {
+            using var reader = new ArrowStreamReader(new System.IO.MemoryStream(ipc));
+            var batches = new List<RecordBatch>();
+            while (reader.ReadNextRecordBatch() is RecordBatch batch)
+            {
+                batches.Add(batch);
+            }
+
+            return batches;
+        }
 
         private async Task<TSparkArrowResultLink?> RefreshAsync(QueryOutcome outcome, TSparkArrowResultLink link, CancellationToken cancellationToken)
         {
