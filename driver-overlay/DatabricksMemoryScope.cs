@@ -57,7 +57,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             BufferPool = new Lz4BufferPool(
                 options.BufferPoolMaxArrayLength,
                 options.PoolingEnabled ? options.BufferPoolMaxRetainedBytes : 0,
-                new PoolMeter(_idTag, DatabricksMemoryMetrics.BufferPoolTag));
+                new PoolMeter(_idTag, DatabricksMemoryMetrics.BufferPoolTag),
+                options.BufferPoolIdleTrimPeriod);
             Lz4 = new ScopedLz4Decompressor(this);
             _references = 1;
             DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));

@@ -39,9 +39,13 @@ namespace MockDatabricks.Testing
 
     /// <summary>
     /// Reads a query result the way the ADBC Databricks driver (tag apache-arrow-adbc-21) does: direct results or
-    /// polling + GetResultSetMetadata + FetchResults, CloudFetch links followed with startRowOffset, refresh with
-    /// maxRows=1 for expiring links and after 401/403, up to 3 download attempts per file, LZ4 frames decoded with
-    /// the given decoder. Downloads are sequential: order and retries are what the tests check, not speed.
+    /// polling + GetResultSetMetadata + FetchResults, CloudFetch links followed with startRowOffset, a refresh
+    /// (FetchResults maxRows=1 at the file's offset) only for links within 60 s of expiry, up to 3 download attempts
+    /// per file, LZ4 frames decoded with the given decoder. As observed with the tag-21 driver through the mock: a 401/403
+    /// on a live link is retried with the same URL (the driver's fetcher answers the refresh request from its cache),
+    /// and a final failure is the last HttpRequestException/IOException as it is, except after 401/403, where it is an
+    /// InvalidOperationException "Failed to download file from &lt;url&gt; after N attempts". Downloads are sequential:
+    /// order and retries are what the tests check, not speed.
     /// </summary>
     public sealed class DriverLikeReader
     {
@@ -209,12 +213,13 @@ namespace MockDatabricks.Testing
 
         private async Task DownloadFileAsync(QueryOutcome outcome, TSparkArrowResultLink link, bool lz4, CancellationToken cancellationToken)
         {
-            if (DateTimeOffset.UtcNow + s_expiryBuffer >= DateTimeOffset.FromUnixTimeMilliseconds(link.ExpiryTime))
+            if (IsNearExpiry(link))
             {
                 link = await RefreshAsync(outcome, link, cancellationToken).ConfigureAwait(false) ?? link;
             }
 
             Exception? last = null;
+            bool refused = false;
             for (int attempt = 1; attempt <= MaxDownloadAttempts; attempt++)
             {
                 outcome.DownloadAttempts++;
@@ -226,12 +231,18 @@ namespace MockDatabricks.Testing
                 catch (HttpRequestException ex) when (ex.StatusCode is HttpStatusCode.Unauthorized or HttpStatusCode.Forbidden)
                 {
                     last = ex;
-                    link = await RefreshAsync(outcome, link, cancellationToken).ConfigureAwait(false) ?? link;
+                    refused = true;
+                    if (IsNearExpiry(link))
+                    {
+                        link = await RefreshAsync(outcome, link, cancellationToken).ConfigureAwait(false) ?? link;
+                    }
+
                     continue;
                 }
                 catch (Exception ex) when (ex is HttpRequestException or System.IO.IOException && !cancellationToken.IsCancellationRequested)
                 {
                     last = ex;
+                    refused = false;
                     continue;
                 }
 
@@ -248,8 +259,16 @@ namespace MockDatabricks.Testing
                 return;
             }
 
-            throw new CloudFetchDownloadException($"Failed to download file at row {link.StartRowOffset} after {MaxDownloadAttempts} attempts: {last?.Message}", last);
+            if (refused)
+            {
+                throw new InvalidOperationException($"Failed to download file from {link.FileLink} after {MaxDownloadAttempts} attempts", last);
+            }
+
+            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(last!);
         }
+
+        private static bool IsNearExpiry(TSparkArrowResultLink link) =>
+            DateTimeOffset.UtcNow + s_expiryBuffer >= DateTimeOffset.FromUnixTimeMilliseconds(link.ExpiryTime);
 
         private async Task<TSparkArrowResultLink?> RefreshAsync(QueryOutcome outcome, TSparkArrowResultLink link, CancellationToken cancellationToken)
         {
@@ -275,14 +294,6 @@ namespace MockDatabricks.Testing
             {
                 throw new ThriftStatusException(method, status);
             }
-        }
-    }
-
-    public sealed class CloudFetchDownloadException : Exception
-    {
-        public CloudFetchDownloadException(string message, Exception? inner)
-            : base(message, inner)
-        {
         }
     }
 
