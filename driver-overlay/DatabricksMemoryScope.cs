@@ -59,6 +59,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 options.PoolingEnabled ? options.BufferPoolMaxRetainedBytes : 0,
                 new PoolMeter(_idTag, DatabricksMemoryMetrics.BufferPoolTag));
             Lz4 = new ScopedLz4Decompressor(this);
+            ArrowBatchPool = NewArrowBatchPool(options, _idTag);
+            BatchAllocator = options.ArrowBatchesPooled
+                ? new ScopedArrowAllocator(ArrowBatchPool, options.PoisonReturnedArrays)
+                : Apache.Arrow.Memory.MemoryAllocator.Default.Value;
             _references = 1;
             DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));
         }
@@ -72,6 +76,19 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         /// <summary>The LZ4 decompression entry points the driver calls.</summary>
         public ScopedLz4Decompressor Lz4 { get; }
+
+        /// <summary>
+        /// The pool of record batch bodies: a second pool, not <see cref="BufferPool"/>, because batches live as long
+        /// as the application keeps them (LZ4 buffers only while the driver reads one file), so they must neither eat
+        /// into nor be capped by the LZ4 pool's budget, and their bytes show apart on the meter (pool=arrow_batches).
+        /// </summary>
+        public Lz4BufferPool ArrowBatchPool { get; }
+
+        /// <summary>
+        /// The allocator for the record batches the driver's stream readers hand to the application: the scope's
+        /// <see cref="ScopedArrowAllocator"/>, or Apache.Arrow's default when arrow_batches_pooled is false.
+        /// </summary>
+        public Apache.Arrow.Memory.MemoryAllocator BatchAllocator { get; }
 
         /// <summary>True once the last lease is gone and the pool has dropped its memory.</summary>
         public bool IsReleased => Volatile.Read(ref _references) == 0;
@@ -109,6 +126,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
+        private static Lz4BufferPool NewArrowBatchPool(DatabricksMemoryOptions options, object idTag) => new Lz4BufferPool(
+            options.BufferPoolMaxArrayLength,
+            options.PoolingEnabled && options.ArrowBatchesPooled ? options.ArrowBatchPoolMaxRetainedBytes : 0,
+            new PoolMeter(idTag, DatabricksMemoryMetrics.ArrowBatchPoolTag));
+
         /// <summary>Called once per non-detached lease by <see cref="DatabricksMemoryLease.Dispose"/>.</summary>
         internal void ReleaseReference()
         {
@@ -116,6 +138,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             if (remaining == 0)
             {
                 BufferPool.Release();
+                ArrowBatchPool.Release();
                 DatabricksMemoryMetrics.LiveScopes.Add(-1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));
             }
             else if (remaining < 0)
