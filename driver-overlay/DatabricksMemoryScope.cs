@@ -18,6 +18,7 @@
 using System;
 using System.Collections.Generic;
 using System.Threading;
+using Apache.Arrow.Memory;
 
 namespace Apache.Arrow.Adbc.Drivers.Databricks
 {
@@ -62,7 +63,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             ArrowBatchPool = NewArrowBatchPool(options, _idTag);
             BatchAllocator = options.ArrowBatchesPooled
                 ? new ScopedArrowAllocator(ArrowBatchPool, options.PoisonReturnedArrays)
-                : Apache.Arrow.Memory.MemoryAllocator.Default.Value;
+                : MemoryAllocator.Default.Value;
             _references = 1;
             DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));
         }
@@ -88,7 +89,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// The allocator for the record batches the driver's stream readers hand to the application: the scope's
         /// <see cref="ScopedArrowAllocator"/>, or Apache.Arrow's default when arrow_batches_pooled is false.
         /// </summary>
-        public Apache.Arrow.Memory.MemoryAllocator BatchAllocator { get; }
+        public MemoryAllocator BatchAllocator { get; }
 
         /// <summary>True once the last lease is gone and the pool has dropped its memory.</summary>
         public bool IsReleased => Volatile.Read(ref _references) == 0;

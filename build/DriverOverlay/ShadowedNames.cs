@@ -9,3 +9,13 @@ namespace Apache.Arrow.Adbc
     {
     }
 }
+
+// The driver has a namespace Apache.Arrow.Adbc.Drivers.Apache (its Hive/Spark base), so inside the overlay's
+// namespace a qualified name starting with `Apache.` binds there first: `Apache.Arrow.Memory.X` does not compile
+// in the driver. This stand-in makes the standalone build fail the same way; write a using directive instead.
+namespace Apache.Arrow.Adbc.Drivers.Apache
+{
+    internal static class NamespaceStandIn
+    {
+    }
+}
