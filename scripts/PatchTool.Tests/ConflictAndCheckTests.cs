@@ -131,7 +131,7 @@ namespace DbxMem.PatchTool.Tests
 
             Assert.Equal(4, check.ExitCode);
             Assert.Contains("series lists 'missing.patch' but", check.Stderr);
-            Assert.Contains("stray.patch is not listed in series; it is ignored", check.Stderr);
+            Assert.Contains("stray.patch is not listed in its series file; it is ignored", check.Stderr);
         }
 
         [Fact]

@@ -1,5 +1,5 @@
 using System.Collections.Generic;
-using System.IO;
+using System.Linq;
 using DbxMem.PatchTool.Infrastructure;
 using DbxMem.PatchTool.Provenance;
 using DbxMem.PatchTool.Series;
@@ -25,11 +25,12 @@ namespace DbxMem.PatchTool.Commands
                 return ExitCodes.Success;
             }
 
-            context.Info($"{"TAG",-24} {"COMMIT",-40} {"PATCHES",7}  CHECKOUT");
+            context.Info($"{"TAG",-24} {"COMMIT",-40} {"PATCHES",7}  {"SHARED SERIES",-20}  CHECKOUT");
             foreach (BaseInfo baseInfo in bases)
             {
-                string seriesPath = Path.Combine(baseInfo.Folder, SeriesFile.FileName);
-                string count = File.Exists(seriesPath) ? SeriesFile.ParseEntries(File.ReadAllText(seriesPath)).Count.ToString(System.Globalization.CultureInfo.InvariantCulture) : "-";
+                SeriesDefinition series = repository.LoadSeries(baseInfo);
+                string count = series.SeriesText == null ? "-" : series.Patches.Count.ToString(System.Globalization.CultureInfo.InvariantCulture);
+                string shared = string.Join(",", series.Parts.Where(p => p.IsShared).Select(p => p.SharedName));
                 string mark = "";
                 if (checkout != null)
                 {
@@ -49,7 +50,7 @@ namespace DbxMem.PatchTool.Commands
                     }
                 }
 
-                context.Info($"{baseInfo.Tag,-24} {baseInfo.Commit,-40} {count,7}  {mark}");
+                context.Info($"{baseInfo.Tag,-24} {baseInfo.Commit,-40} {count,7}  {(shared.Length == 0 ? "-" : shared),-20}  {mark}".TrimEnd());
             }
 
             return ExitCodes.Success;

@@ -76,7 +76,7 @@ namespace DbxMem.PatchTool.Commands
             context.Info($"{baseInfo.Tag} ({baseInfo.Commit.Substring(0, 12)}), series {series.Version}, {series.Patches.Count} patch(es), {series.Overlay.Count} overlay file(s):");
             foreach (string unlisted in series.UnlistedPatchFiles)
             {
-                context.Warn($"{baseInfo.Tag}/{unlisted} is not listed in series; it is ignored.");
+                context.Warn($"{(unlisted.Contains('/') ? unlisted : baseInfo.Tag + "/" + unlisted)} is not listed in its series file; it is ignored.");
             }
 
             if (series.Problems.Count > 0)

@@ -57,16 +57,17 @@ namespace DbxMem.PatchTool.Commands
                 context.Warn("the checkout has uncommitted changes; export only reads commits. Commit them (or `git commit --fixup` + `git rebase -i --autosquash`) first.");
             }
 
-            List<FileChange> changes = Compare(baseInfo, exported);
+            List<FileChange> changes = Compare(context, repository, baseInfo, exported);
+            string where = baseInfo.Folder + string.Concat(repository.LoadSeries(baseInfo).Parts.Where(p => p.IsShared).Select(p => " + " + p.Folder));
             if (checkOnly)
             {
                 if (changes.Count == 0)
                 {
-                    context.Info($"Patches are up to date: {baseInfo.Folder} matches the {exported.Count} commit(s) after the overlay.");
+                    context.Info($"Patches are up to date: {where} match the {exported.Count} commit(s) after the overlay.");
                     return ExitCodes.Success;
                 }
 
-                context.Err.WriteLine($"error: {changes.Count} file(s) in {baseInfo.Folder} differ from what the checkout's commits export to:");
+                context.Err.WriteLine($"error: {changes.Count} file(s) in {where} differ from what the checkout's commits export to:");
                 foreach (FileChange change in changes)
                 {
                     context.Err.WriteLine($"  {change.Kind}  {change.Name}");
@@ -78,80 +79,163 @@ namespace DbxMem.PatchTool.Commands
 
             foreach (FileChange change in changes)
             {
-                string path = Path.Combine(baseInfo.Folder, change.Name);
                 if (change.Bytes == null)
                 {
-                    File.Delete(path);
+                    File.Delete(change.Path);
                 }
                 else
                 {
-                    File.WriteAllBytes(path, change.Bytes);
+                    Directory.CreateDirectory(Path.GetDirectoryName(change.Path)!);
+                    File.WriteAllBytes(change.Path, change.Bytes);
                 }
 
                 context.Info($"  {change.Kind}  {change.Name}");
             }
 
+            foreach (string shared in changes.Select(c => SharedNameOf(c.Name)).OfType<string>().Distinct(StringComparer.Ordinal))
+            {
+                IReadOnlyList<string> users = repository.TagsIncluding(shared);
+                context.Info($"  (shared series {shared} is included by {string.Join(", ", users)}: the change applies to each of them)");
+            }
+
             context.Info(changes.Count == 0
-                ? $"Nothing to write: {baseInfo.Folder} already matches the {exported.Count} commit(s)."
-                : $"Exported {exported.Count} patch(es) to {baseInfo.Folder} ({changes.Count} file(s) written or removed).");
+                ? $"Nothing to write: {where} already match the {exported.Count} commit(s)."
+                : $"Exported {exported.Count} patch(es) to {where} ({changes.Count} file(s) written or removed).");
             return ExitCodes.Success;
+        }
+
+        private static string? SharedNameOf(string display)
+        {
+            string prefix = PatchRepository.SharedFolderName + "/";
+            return display.StartsWith(prefix, StringComparison.Ordinal) ? display.Substring(prefix.Length).Split('/')[0] : null;
         }
 
         /// <summary>A file export would write ("A" new, "M" changed) or delete ("D": Bytes null).</summary>
         private sealed class FileChange
         {
-            public FileChange(string kind, string name, byte[]? bytes)
+            public FileChange(string kind, string path, string name, byte[]? bytes)
             {
                 Kind = kind;
+                Path = path;
                 Name = name;
                 Bytes = bytes;
             }
 
             public string Kind { get; }
 
+            /// <summary>The full path of the file.</summary>
+            public string Path { get; }
+
+            /// <summary>What the user sees: the file name for the tag's own files, shared/&lt;name&gt;/&lt;file&gt; for a shared series.</summary>
             public string Name { get; }
 
             public byte[]? Bytes { get; }
         }
 
-        private static List<FileChange> Compare(BaseInfo baseInfo, IReadOnlyList<PatchExporter.ExportedPatch> exported)
+        private static List<FileChange> Compare(ToolContext context, PatchRepository repository, BaseInfo baseInfo, IReadOnlyList<PatchExporter.ExportedPatch> exported)
         {
+            SeriesDefinition current = repository.LoadSeries(baseInfo);
+            Dictionary<int, SeriesPart> owner = AssignToSharedSeries(current, exported);
             var changes = new List<FileChange>();
-            var wanted = exported.ToDictionary(p => p.Name, p => p.Bytes, StringComparer.Ordinal);
-            foreach (PatchExporter.ExportedPatch patch in exported)
+
+            // The tag's own patches: every exported commit outside a shared series' run.
+            var own = exported.Where((p, i) => !owner.ContainsKey(i)).ToList();
+            CompareFolder(baseInfo.Folder, "", own, changes);
+
+            // Each shared series still used by this tag: its run of commits, written once into its own folder.
+            foreach (SeriesPart part in owner.Values.Distinct())
             {
-                string path = Path.Combine(baseInfo.Folder, patch.Name);
-                if (!File.Exists(path))
-                {
-                    changes.Add(new FileChange("A", patch.Name, patch.Bytes));
-                }
-                else if (!File.ReadAllBytes(path).AsSpan().SequenceEqual(patch.Bytes))
-                {
-                    changes.Add(new FileChange("M", patch.Name, patch.Bytes));
-                }
+                var run = exported.Where((p, i) => owner.TryGetValue(i, out SeriesPart? o) && o == part).ToList();
+                string display = $"{PatchRepository.SharedFolderName}/{part.SharedName}/";
+                CompareFolder(part.Folder, display, run, changes);
+                byte[] sharedSeries = Encoding.UTF8.GetBytes(SeriesFile.Render(part.SeriesText, SeriesFile.DefaultSharedHeader(part.SharedName!), run.Select(p => p.Name)));
+                CompareFile(Path.Combine(part.Folder, SeriesFile.FileName), display + SeriesFile.FileName, sharedSeries, changes);
             }
 
-            foreach (string existing in Directory.EnumerateFiles(baseInfo.Folder, "*.patch").Select(f => Path.GetFileName(f)).OrderBy(n => n, StringComparer.Ordinal))
+            foreach (SeriesPart dropped in current.Parts.Where(p => p.IsShared && !owner.Values.Contains(p)))
             {
-                if (!wanted.ContainsKey(existing))
+                context.Warn($"none of the commits is a patch of the shared series {dropped.SharedName}: {baseInfo.Tag}'s series no longer includes it (its files stay for the other tags).");
+            }
+
+            var entries = new List<string>();
+            for (int i = 0; i < exported.Count; i++)
+            {
+                if (!owner.TryGetValue(i, out SeriesPart? part))
                 {
-                    changes.Add(new FileChange("D", existing, null));
+                    entries.Add(exported[i].Name);
+                }
+                else if (i == 0 || !owner.TryGetValue(i - 1, out SeriesPart? previous) || previous != part)
+                {
+                    entries.Add(SeriesFile.IncludeLine(part.SharedName!));
                 }
             }
 
             string seriesPath = Path.Combine(baseInfo.Folder, SeriesFile.FileName);
             string? seriesText = File.Exists(seriesPath) ? File.ReadAllText(seriesPath) : null;
-            byte[] series = Encoding.UTF8.GetBytes(SeriesFile.Render(seriesText, baseInfo.Tag, exported.Select(p => p.Name)));
-            if (seriesText == null)
+            CompareFile(seriesPath, SeriesFile.FileName, Encoding.UTF8.GetBytes(SeriesFile.Render(seriesText, baseInfo.Tag, entries)), changes);
+            return changes;
+        }
+
+        /// <summary>
+        /// Which exported commits belong to which included shared series: from the first to the last commit whose
+        /// patch the shared series lists, everything in between (a commit inserted among a shared series' patches
+        /// joins it; one before or after it is the tag's own). A shared series none of whose patches is exported is
+        /// no longer included.
+        /// </summary>
+        private static Dictionary<int, SeriesPart> AssignToSharedSeries(SeriesDefinition current, IReadOnlyList<PatchExporter.ExportedPatch> exported)
+        {
+            var owner = new Dictionary<int, SeriesPart>();
+            foreach (SeriesPart part in current.Parts.Where(p => p.IsShared))
             {
-                changes.Add(new FileChange("A", SeriesFile.FileName, series));
-            }
-            else if (!File.ReadAllBytes(seriesPath).AsSpan().SequenceEqual(series))
-            {
-                changes.Add(new FileChange("M", SeriesFile.FileName, series));
+                var names = new HashSet<string>(part.Names, StringComparer.Ordinal);
+                List<int> hits = Enumerable.Range(0, exported.Count).Where(i => names.Contains(exported[i].Name)).ToList();
+                if (hits.Count == 0)
+                {
+                    continue;
+                }
+
+                for (int i = hits[0]; i <= hits[^1]; i++)
+                {
+                    if (owner.TryGetValue(i, out SeriesPart? other))
+                    {
+                        throw new ToolException(
+                            ExitCodes.InvalidSeries,
+                            $"the commits of the shared series {other.SharedName} and {part.SharedName} interleave ({exported[i].Name} would belong to both).",
+                            "reorder the commits so each shared series' patches are consecutive (`git rebase -i`), then export again");
+                    }
+
+                    owner[i] = part;
+                }
             }
 
-            return changes;
+            return owner;
+        }
+
+        private static void CompareFolder(string folder, string display, IReadOnlyList<PatchExporter.ExportedPatch> patches, List<FileChange> changes)
+        {
+            var wanted = new HashSet<string>(patches.Select(p => p.Name), StringComparer.Ordinal);
+            foreach (PatchExporter.ExportedPatch patch in patches)
+            {
+                CompareFile(Path.Combine(folder, patch.Name), display + patch.Name, patch.Bytes, changes);
+            }
+
+            IEnumerable<string> existing = Directory.Exists(folder) ? Directory.EnumerateFiles(folder, "*.patch").Select(f => Path.GetFileName(f)) : Enumerable.Empty<string>();
+            foreach (string name in existing.Where(n => !wanted.Contains(n)).OrderBy(n => n, StringComparer.Ordinal))
+            {
+                changes.Add(new FileChange("D", Path.Combine(folder, name), display + name, null));
+            }
+        }
+
+        private static void CompareFile(string path, string display, byte[] bytes, List<FileChange> changes)
+        {
+            if (!File.Exists(path))
+            {
+                changes.Add(new FileChange("A", path, display, bytes));
+            }
+            else if (!File.ReadAllBytes(path).AsSpan().SequenceEqual(bytes))
+            {
+                changes.Add(new FileChange("M", path, display, bytes));
+            }
         }
     }
 }

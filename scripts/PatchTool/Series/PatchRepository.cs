@@ -72,6 +72,22 @@ namespace DbxMem.PatchTool.Series
             return BaseInfo.Load(folder);
         }
 
+        /// <summary>patches/shared/: series that several tags include (tags whose driver sources are identical).</summary>
+        public string SharedDirectory => Path.Combine(PatchesDirectory, SharedFolderName);
+
+        public const string SharedFolderName = "shared";
+
+        public string SharedSeriesFolder(string name) => Path.Combine(SharedDirectory, name);
+
+        /// <summary>The tags whose series includes the shared series <paramref name="name"/>, in tag order.</summary>
+        public IReadOnlyList<string> TagsIncluding(string name)
+        {
+            return LoadBases()
+                .Where(b => ReadEntries(b.Folder).Any(e => SeriesFile.IncludedName(e) == name))
+                .Select(b => b.Tag)
+                .ToList();
+        }
+
         /// <summary>Reads the series of one base, the overlay and VERSION; problems are collected, not thrown.</summary>
         public SeriesDefinition LoadSeries(BaseInfo baseInfo)
         {
@@ -79,62 +95,138 @@ namespace DbxMem.PatchTool.Series
             IReadOnlyList<OverlayFile> overlay = OverlayFile.LoadAll(OverlayDirectory);
             var problems = new List<string>();
             var patches = new List<PatchFile>();
+            var parts = new List<SeriesPart>();
+            var listedEverywhere = new HashSet<string>(StringComparer.Ordinal);
+            var unlisted = new List<string>();
             string seriesPath = Path.Combine(baseInfo.Folder, SeriesFile.FileName);
             string? seriesText = File.Exists(seriesPath) ? File.ReadAllText(seriesPath) : null;
-            var listed = new HashSet<string>(StringComparer.Ordinal);
             if (seriesText == null)
             {
                 problems.Add($"{seriesPath} is missing (create it, even empty, to list the patches in order)");
             }
             else
             {
+                var own = new List<string>();
+                var includedHere = new HashSet<string>(StringComparer.Ordinal);
                 foreach (string entry in SeriesFile.ParseEntries(seriesText))
                 {
-                    if (entry.Contains('/') || entry.Contains('\\') || !entry.EndsWith(".patch", StringComparison.Ordinal))
+                    string? shared = SeriesFile.IncludedName(entry);
+                    if (shared == null)
                     {
-                        problems.Add($"series entry '{entry}' must be a file name ending in .patch, in the same folder");
+                        if (LoadPatchEntry(baseInfo.Folder, entry, listedEverywhere, problems) is PatchFile patch)
+                        {
+                            patches.Add(patch);
+                            own.Add(entry);
+                        }
+
                         continue;
                     }
 
-                    if (!listed.Add(entry))
+                    if (!Regex.IsMatch(shared, @"^[A-Za-z0-9][A-Za-z0-9._-]*$") || !includedHere.Add(shared))
                     {
-                        problems.Add($"series lists '{entry}' twice");
+                        problems.Add($"'{entry}': a series includes a shared series (a folder name under patches/{SharedFolderName}/) at most once");
                         continue;
                     }
 
-                    string file = Path.Combine(baseInfo.Folder, entry);
-                    if (!File.Exists(file))
+                    string folder = SharedSeriesFolder(shared);
+                    string sharedSeriesPath = Path.Combine(folder, SeriesFile.FileName);
+                    if (!File.Exists(sharedSeriesPath))
                     {
-                        problems.Add($"series lists '{entry}' but {file} does not exist");
+                        problems.Add($"'{entry}': {sharedSeriesPath} does not exist");
                         continue;
                     }
 
-                    PatchFile patch = PatchFile.Load(file);
-                    if (!patch.IsMbox)
+                    if (own.Count > 0)
                     {
-                        problems.Add($"{entry} is not a git format-patch file (it needs the 'From <sha> ...' line and From:/Subject: headers); make it with `scripts/patch export`");
-                    }
-                    else if (!patch.HasDiff)
-                    {
-                        problems.Add($"{entry} holds no 'diff --git' section");
+                        parts.Add(new SeriesPart(baseInfo.Folder, null, own, null));
+                        own = new List<string>();
                     }
 
-                    if (patch.MissingHeaderFields.Count > 0)
+                    string sharedText = File.ReadAllText(sharedSeriesPath);
+                    var names = new List<string>();
+                    foreach (string sharedEntry in SeriesFile.ParseEntries(sharedText))
                     {
-                        problems.Add($"{entry} lacks the header field(s) {string.Join(", ", patch.MissingHeaderFields.Select(f => f + ":"))} in its commit message");
+                        if (SeriesFile.IncludedName(sharedEntry) != null)
+                        {
+                            problems.Add($"{sharedSeriesPath}: '{sharedEntry}': a shared series lists patches only (no nested include)");
+                        }
+                        else if (LoadPatchEntry(folder, sharedEntry, listedEverywhere, problems) is PatchFile patch)
+                        {
+                            patches.Add(patch);
+                            names.Add(sharedEntry);
+                        }
                     }
 
-                    patches.Add(patch);
+                    parts.Add(new SeriesPart(folder, shared, names, sharedText));
+                    unlisted.AddRange(UnlistedIn(folder, names).Select(n => $"{SharedFolderName}/{shared}/{n}"));
+                }
+
+                if (own.Count > 0)
+                {
+                    parts.Add(new SeriesPart(baseInfo.Folder, null, own, null));
                 }
             }
 
-            List<string> unlisted = Directory.EnumerateFiles(baseInfo.Folder, "*.patch")
+            var ownNames = new HashSet<string>(parts.Where(p => !p.IsShared).SelectMany(p => p.Names), StringComparer.Ordinal);
+            unlisted.InsertRange(0, UnlistedIn(baseInfo.Folder, ownNames));
+            return new SeriesDefinition(baseInfo, version, patches, overlay, problems, unlisted, seriesText, parts);
+        }
+
+        private static IEnumerable<string> ReadEntries(string folder)
+        {
+            string path = Path.Combine(folder, SeriesFile.FileName);
+            return File.Exists(path) ? SeriesFile.ParseEntries(File.ReadAllText(path)) : Array.Empty<string>();
+        }
+
+        private static List<string> UnlistedIn(string folder, IEnumerable<string> listed)
+        {
+            var set = new HashSet<string>(listed, StringComparer.Ordinal);
+            return Directory.EnumerateFiles(folder, "*.patch")
                 .Select(Path.GetFileName)
-                .Where(n => n != null && !listed.Contains(n))
+                .Where(n => n != null && !set.Contains(n))
                 .Select(n => n!)
                 .OrderBy(n => n, StringComparer.Ordinal)
                 .ToList();
-            return new SeriesDefinition(baseInfo, version, patches, overlay, problems, unlisted, seriesText);
+        }
+
+        /// <summary>Loads one series entry from <paramref name="folder"/>; a problem (not an exception) when it is unusable.</summary>
+        private static PatchFile? LoadPatchEntry(string folder, string entry, HashSet<string> listed, List<string> problems)
+        {
+            if (entry.Contains('/') || entry.Contains('\\') || !entry.EndsWith(".patch", StringComparison.Ordinal))
+            {
+                problems.Add($"series entry '{entry}' must be a file name ending in .patch, in the same folder (or `{SeriesFile.IncludeKeyword} <shared series>`)");
+                return null;
+            }
+
+            if (!listed.Add(entry))
+            {
+                problems.Add($"series lists '{entry}' twice (patch names are unique across a tag's series and the shared series it includes)");
+                return null;
+            }
+
+            string file = Path.Combine(folder, entry);
+            if (!File.Exists(file))
+            {
+                problems.Add($"series lists '{entry}' but {file} does not exist");
+                return null;
+            }
+
+            PatchFile patch = PatchFile.Load(file);
+            if (!patch.IsMbox)
+            {
+                problems.Add($"{entry} is not a git format-patch file (it needs the 'From <sha> ...' line and From:/Subject: headers); make it with `scripts/patch export`");
+            }
+            else if (!patch.HasDiff)
+            {
+                problems.Add($"{entry} holds no 'diff --git' section");
+            }
+
+            if (patch.MissingHeaderFields.Count > 0)
+            {
+                problems.Add($"{entry} lacks the header field(s) {string.Join(", ", patch.MissingHeaderFields.Select(f => f + ":"))} in its commit message");
+            }
+
+            return patch;
         }
 
         private void RequirePatchesDirectory()

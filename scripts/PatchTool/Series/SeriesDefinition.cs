@@ -15,8 +15,10 @@ namespace DbxMem.PatchTool.Series
             IReadOnlyList<OverlayFile> overlay,
             IReadOnlyList<string> problems,
             IReadOnlyList<string> unlistedPatchFiles,
-            string? seriesText)
+            string? seriesText,
+            IReadOnlyList<SeriesPart> parts)
         {
+            Parts = parts;
             Base = baseInfo;
             Version = version;
             Patches = patches;
@@ -40,6 +42,9 @@ namespace DbxMem.PatchTool.Series
         public IReadOnlyList<string> UnlistedPatchFiles { get; }
 
         public string? SeriesText { get; }
+
+        /// <summary>The series as runs of the tag's own patches and included shared series, in order.</summary>
+        public IReadOnlyList<SeriesPart> Parts { get; }
 
         /// <summary>
         /// "sha256:&lt;hex&gt;" over a canonical listing of version, base, patches (name + raw sha256, in order)

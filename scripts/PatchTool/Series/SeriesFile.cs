@@ -14,6 +14,21 @@ namespace DbxMem.PatchTool.Series
     {
         public const string FileName = "series";
 
+        /// <summary>
+        /// "include &lt;name&gt;" in a tag's series inserts the shared series patches/shared/&lt;name&gt;/ at that
+        /// point: tags whose driver sources are identical share one copy of each patch.
+        /// </summary>
+        public const string IncludeKeyword = "include";
+
+        public static string IncludeLine(string sharedName) => IncludeKeyword + " " + sharedName;
+
+        /// <summary>The shared series an entry includes, or null when the entry is a patch file name.</summary>
+        public static string? IncludedName(string entry)
+        {
+            string prefix = IncludeKeyword + " ";
+            return entry.StartsWith(prefix, StringComparison.Ordinal) ? entry.Substring(prefix.Length).Trim() : null;
+        }
+
         public static IReadOnlyList<string> ParseEntries(string text)
         {
             return Lines(text)
@@ -26,7 +41,10 @@ namespace DbxMem.PatchTool.Series
         /// The text export writes: the existing file's leading comment block (kept so hand-written notes
         /// survive), or a default one, then the names. Always LF, one trailing newline: byte-stable.
         /// </summary>
-        public static string Render(string? existingText, string tag, IEnumerable<string> names)
+        public static string Render(string? existingText, string tag, IEnumerable<string> names) =>
+            Render(existingText, DefaultHeader(tag), names);
+
+        public static string Render(string? existingText, IEnumerable<string> defaultHeader, IEnumerable<string> names)
         {
             var builder = new StringBuilder();
             List<string> leading = existingText == null
@@ -39,7 +57,7 @@ namespace DbxMem.PatchTool.Series
 
             if (leading.Count == 0)
             {
-                leading = DefaultHeader(tag).ToList();
+                leading = defaultHeader.ToList();
             }
 
             foreach (string line in leading)
@@ -59,6 +77,12 @@ namespace DbxMem.PatchTool.Series
         {
             yield return $"# Patch order for {tag}: `scripts/patch apply` applies these top to bottom with git am.";
             yield return "# `scripts/patch export` rewrites the names below from the patched checkout's commits.";
+        }
+
+        public static IEnumerable<string> DefaultSharedHeader(string sharedName)
+        {
+            yield return $"# Shared series {sharedName}: patch order for every tag whose series says `include {sharedName}`.";
+            yield return "# `scripts/patch export` from any of those tags rewrites the names below (and the files, once).";
         }
 
         private static IEnumerable<string> Lines(string text)
