@@ -43,40 +43,36 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     internal sealed class PooledArrayDestination : Lz4Destination, IDisposable
     {
         private readonly Lz4BufferPool _pool;
-        private byte[] _buffer;
+        private PooledArray? _rental;
 
         public PooledArrayDestination(Lz4BufferPool pool, int capacity)
         {
             _pool = pool;
-            _buffer = pool.Rent(Math.Max(capacity, 1));
+            _rental = pool.Rent(Math.Max(capacity, 1));
         }
 
-        public override byte[] Buffer => _buffer;
+        public override byte[] Buffer => (_rental ?? throw new ObjectDisposedException(nameof(PooledArrayDestination))).Array;
 
-        /// <summary>Hands the current array to the caller, who must give it back to the pool; disposing then does nothing.</summary>
-        public byte[] Detach()
+        /// <summary>Hands the current rental to the caller, who must dispose it; disposing this destination then does nothing.</summary>
+        public PooledArray Detach()
         {
-            byte[] buffer = _buffer;
-            _buffer = System.Array.Empty<byte>();
-            return buffer;
+            PooledArray rental = _rental ?? throw new ObjectDisposedException(nameof(PooledArrayDestination));
+            _rental = null;
+            return rental;
         }
 
         public void Dispose()
         {
-            byte[] buffer = _buffer;
-            _buffer = System.Array.Empty<byte>();
-            if (buffer.Length > 0)
-            {
-                _pool.Return(buffer);
-            }
+            _rental?.Dispose();
+            _rental = null;
         }
 
         protected override void Grow(int capacity, int preserved)
         {
-            byte[] larger = _pool.Rent(capacity);
-            System.Buffer.BlockCopy(_buffer, 0, larger, 0, preserved);
-            _pool.Return(_buffer);
-            _buffer = larger;
+            PooledArray larger = _pool.Rent(capacity);
+            System.Buffer.BlockCopy(Buffer, 0, larger.Array, 0, preserved);
+            _rental?.Dispose();
+            _rental = larger;
         }
     }
 }

@@ -16,28 +16,35 @@
 */
 
 using System;
-using System.Buffers;
 using System.Collections.Generic;
-using System.Runtime.CompilerServices;
 using System.Threading;
 
 namespace Apache.Arrow.Adbc.Drivers.Databricks
 {
     /// <summary>
     /// The bounded array pool of one <see cref="DatabricksMemoryScope"/>, for LZ4 work buffers (downloaded
-    /// compressed files, decode scratch space). Unlike <c>ArrayPool.Create</c> it bounds the total bytes it keeps,
-    /// accounts for every byte, can be released, and survives disposal in any order.
+    /// compressed files, decoded files). Unlike <c>ArrayPool.Create</c> it bounds the total bytes it keeps,
+    /// accounts for every byte, can be trimmed and released, and survives disposal in any order.
     /// </summary>
     /// <remarks>
+    /// <para>
+    /// Every rent is a <see cref="PooledArray"/> that owns its array until disposed, and gives it back exactly once:
+    /// ownership is per rental, not per array, so no sequence of returns (a late second one included) can hand one
+    /// array to two renters. The pool holds free arrays only; it keeps no reference to what it lent out, so a rental
+    /// that is never disposed is collected with its array. Its bytes stay in <see cref="InUseBytes"/> (and the
+    /// <c>in_use</c> gauge): that gauge counts what has not come back, which makes a leak visible instead of hiding it.
+    /// </para>
+    /// <para>
     /// Arrays come in power-of-two sizes from <see cref="MinimumArrayLength"/> to the configured maximum; larger
     /// requests are served unpooled. Returned arrays are kept while the pool's free bytes stay under the cap, and
-    /// dropped to the GC otherwise. Only arrays this pool handed out and has not yet taken back are accepted, so a
-    /// double return cannot hand one array to two renters. After <see cref="Release"/> every free array is dropped,
-    /// rents allocate unpooled arrays, and returns are dropped: nothing throws because of disposal order.
-    /// Arrays are not cleared on return (clearing 4 MB costs ~80 µs per file); the pool is never shared beyond one
-    /// database, so stale bytes never cross a tenant boundary, and every consumer reads only what the decoder wrote.
+    /// dropped to the GC otherwise. <see cref="Trim"/> drops every free array (rentals in use are untouched); after
+    /// <see cref="Release"/> rents allocate unpooled arrays and returns are dropped: nothing throws because of
+    /// disposal order. Arrays are not cleared on return (clearing 4 MB costs ~80 µs per file); the pool is never
+    /// shared beyond one database, so stale bytes never cross a tenant boundary, and every consumer reads only what
+    /// the decoder wrote.
+    /// </para>
     /// </remarks>
-    internal sealed class Lz4BufferPool : ArrayPool<byte>
+    internal sealed class Lz4BufferPool
     {
         public const int MinimumArrayLength = 64 * 1024;
 
@@ -45,11 +52,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public const int MaximumArrayLength = 1 << 30;
 
         private readonly Stack<byte[]>[] _buckets;
-        private readonly HashSet<byte[]> _rented = new HashSet<byte[]>(ReferenceComparer.Instance);
         private readonly long _maxRetainedBytes;
         private readonly PoolMeter _meter;
         private long _retainedBytes;
         private long _inUseBytes;
+        private long _rentCount;
         private volatile bool _released;
 
         public Lz4BufferPool(int maxArrayLength, long maxRetainedBytes, PoolMeter meter)
@@ -88,97 +95,122 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>Free bytes currently kept for reuse.</summary>
         public long RetainedBytes => Interlocked.Read(ref _retainedBytes);
 
-        /// <summary>Bytes of pooled arrays rented and not yet returned.</summary>
+        /// <summary>Bytes of pooled arrays rented and not yet returned (a rental never disposed stays counted).</summary>
         public long InUseBytes => Interlocked.Read(ref _inUseBytes);
 
         public bool IsReleased => _released;
+
+        /// <summary>How many rents the pool has served; the idle trimmer compares it between two looks to see activity.</summary>
+        internal long RentCount => Interlocked.Read(ref _rentCount);
 
         /// <summary>The length of the array <see cref="Rent"/> would hand out for <paramref name="minimumLength"/>.</summary>
         public int ArrayLengthFor(int minimumLength) =>
             _released || minimumLength <= 0 || minimumLength > MaxArrayLength ? Math.Max(minimumLength, 0) : BucketSize(BucketIndex(minimumLength));
 
-        public override byte[] Rent(int minimumLength)
+        /// <summary>
+        /// Rents an array of at least <paramref name="minimumLength"/> bytes (its bucket's size; exactly that length
+        /// when unpooled). The array is the caller's until it disposes the rental.
+        /// </summary>
+        public PooledArray Rent(int minimumLength)
         {
             if (minimumLength < 0)
             {
                 throw new ArgumentOutOfRangeException(nameof(minimumLength), minimumLength, "must not be negative");
             }
 
+            Interlocked.Increment(ref _rentCount);
             if (minimumLength == 0)
             {
-                return System.Array.Empty<byte>();
+                return new PooledArray(null, System.Array.Empty<byte>());
             }
 
             if (_released || minimumLength > MaxArrayLength)
             {
                 _meter.Unpooled(minimumLength);
-                return AllocateUninitialized(minimumLength);
+                return new PooledArray(null, AllocateUninitialized(minimumLength));
             }
 
             int index = BucketIndex(minimumLength);
-            byte[]? array = null;
-            Stack<byte[]> bucket = _buckets[index];
-            lock (bucket)
-            {
-                if (bucket.Count > 0)
-                {
-                    array = bucket.Pop();
-                }
-            }
-
-            if (array != null)
-            {
-                _meter.Retained(-array.Length);
-                Interlocked.Add(ref _retainedBytes, -array.Length);
-            }
-            else
+            byte[]? array = TakeFree(index);
+            if (array == null)
             {
                 array = AllocateUninitialized(BucketSize(index));
                 _meter.Allocated(array.Length);
             }
 
-            lock (_rented)
-            {
-                _rented.Add(array);
-            }
-
-            Interlocked.Add(ref _inUseBytes, array.Length);
-            _meter.Rented(array.Length);
-            _meter.InUse(array.Length);
-            return array;
+            return Lend(array);
         }
 
-        public override void Return(byte[] array, bool clearArray = false)
+        /// <summary>
+        /// Rents a free array of at least <paramref name="minimumLength"/> bytes if the pool has one, without ever
+        /// allocating; null otherwise. Lets a caller take a generous size when it costs no new memory.
+        /// </summary>
+        public PooledArray? TryRentFree(int minimumLength)
         {
+            if (_released || minimumLength <= 0 || minimumLength > MaxArrayLength)
+            {
+                return null;
+            }
+
+            byte[]? array = TakeFree(BucketIndex(minimumLength));
             if (array == null)
             {
-                throw new ArgumentNullException(nameof(array));
+                return null;
             }
 
-            bool wasRented;
-            lock (_rented)
+            Interlocked.Increment(ref _rentCount);
+            return Lend(array);
+        }
+
+        /// <summary>
+        /// Drops every free array so the GC can reclaim it; rentals in use are untouched and come back as usual.
+        /// Returns the bytes dropped. Used when the database is idle or memory is short.
+        /// </summary>
+        public long Trim()
+        {
+            long total = 0;
+            foreach (Stack<byte[]> bucket in _buckets)
             {
-                wasRented = _rented.Remove(array);
+                long freed = 0;
+                lock (bucket)
+                {
+                    while (bucket.Count > 0)
+                    {
+                        freed += bucket.Pop().Length;
+                    }
+                }
+
+                if (freed > 0)
+                {
+                    Interlocked.Add(ref _retainedBytes, -freed);
+                    _meter.Retained(-freed);
+                    _meter.Dropped(freed);
+                    total += freed;
+                }
             }
 
-            if (!wasRented)
-            {
-                // Unpooled arrays (served after release or above the maximum), double returns and foreign arrays
-                // are simply left to the GC: keeping them could hand one array to two renters.
-                return;
-            }
+            return total;
+        }
 
+        /// <summary>
+        /// Drops every free array so the GC can reclaim it, and makes the pool unpooled from now on. Arrays still
+        /// rented are dropped when they come back. Idempotent.
+        /// </summary>
+        public void Release()
+        {
+            _released = true;
+            Trim();
+        }
+
+        /// <summary>Called once per pooled rental, by <see cref="PooledArray.Dispose"/>.</summary>
+        internal void Return(byte[] array)
+        {
             Interlocked.Add(ref _inUseBytes, -array.Length);
             _meter.Returned(array.Length);
             _meter.InUse(-array.Length);
 
             if (!_released && TryReserve(array.Length))
             {
-                if (clearArray)
-                {
-                    System.Array.Clear(array, 0, array.Length);
-                }
-
                 Stack<byte[]> bucket = _buckets[BucketIndex(array.Length)];
                 lock (bucket)
                 {
@@ -197,31 +229,33 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             _meter.Dropped(array.Length);
         }
 
-        /// <summary>
-        /// Drops every free array so the GC can reclaim it, and makes the pool unpooled from now on. Arrays still
-        /// rented are dropped when they come back. Idempotent.
-        /// </summary>
-        public void Release()
+        private byte[]? TakeFree(int index)
         {
-            _released = true;
-            foreach (Stack<byte[]> bucket in _buckets)
+            byte[]? array = null;
+            Stack<byte[]> bucket = _buckets[index];
+            lock (bucket)
             {
-                long freed = 0;
-                lock (bucket)
+                if (bucket.Count > 0)
                 {
-                    while (bucket.Count > 0)
-                    {
-                        freed += bucket.Pop().Length;
-                    }
-                }
-
-                if (freed > 0)
-                {
-                    Interlocked.Add(ref _retainedBytes, -freed);
-                    _meter.Retained(-freed);
-                    _meter.Dropped(freed);
+                    array = bucket.Pop();
                 }
             }
+
+            if (array != null)
+            {
+                _meter.Retained(-array.Length);
+                Interlocked.Add(ref _retainedBytes, -array.Length);
+            }
+
+            return array;
+        }
+
+        private PooledArray Lend(byte[] array)
+        {
+            Interlocked.Add(ref _inUseBytes, array.Length);
+            _meter.Rented(array.Length);
+            _meter.InUse(array.Length);
+            return new PooledArray(this, array);
         }
 
         private bool TryReserve(int length)
@@ -263,15 +297,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 #else
             return new byte[length];
 #endif
-        }
-
-        private sealed class ReferenceComparer : IEqualityComparer<byte[]>
-        {
-            public static readonly ReferenceComparer Instance = new ReferenceComparer();
-
-            public bool Equals(byte[]? x, byte[]? y) => ReferenceEquals(x, y);
-
-            public int GetHashCode(byte[] obj) => RuntimeHelpers.GetHashCode(obj);
         }
     }
 }

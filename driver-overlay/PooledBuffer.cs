@@ -22,48 +22,60 @@ using System.Threading;
 namespace Apache.Arrow.Adbc.Drivers.Databricks
 {
     /// <summary>
-    /// An array rented from a <see cref="Lz4BufferPool"/> with the length of valid data in it. Disposing gives the
-    /// array back (once, whoever calls it); <see cref="ToStream"/> hands that duty to a read-only stream.
+    /// A <see cref="PooledArray"/> rental with the length of valid data in it. Disposing gives the array back (once,
+    /// whoever calls it); <see cref="ToStream"/> hands that duty to a read-only stream.
     /// </summary>
     internal sealed class PooledBuffer : IDisposable
     {
-        private readonly Lz4BufferPool _pool;
-        private byte[]? _array;
+        private PooledArray? _rental;
 
-        internal PooledBuffer(Lz4BufferPool pool, byte[] array, int length)
+        internal PooledBuffer(PooledArray rental, int length)
         {
-            _pool = pool;
-            _array = array;
+            if ((uint)length > (uint)rental.Length)
+            {
+                throw new ArgumentOutOfRangeException(nameof(length), length, $"must be from 0 to the array's length {rental.Length}");
+            }
+
+            _rental = rental;
             Length = length;
         }
 
         public int Length { get; }
 
         /// <summary>The valid bytes. Throws once disposed, so no one reads an array another renter may own.</summary>
-        public ArraySegment<byte> Segment => new ArraySegment<byte>(_array ?? throw new ObjectDisposedException(nameof(PooledBuffer)), 0, Length);
+        public ArraySegment<byte> Segment => new ArraySegment<byte>(Rental.Array, 0, Length);
 
         public ReadOnlySpan<byte> Span => Segment.AsSpan();
 
-        /// <summary>A read-only stream over the data that gives the array back when the stream is disposed.</summary>
+        private PooledArray Rental => Volatile.Read(ref _rental) ?? throw new ObjectDisposedException(nameof(PooledBuffer));
+
+        /// <summary>
+        /// A read-only stream over the data that gives the array back when the stream is disposed. Its buffer is not
+        /// publicly visible: <c>GetBuffer()</c> throws and <c>TryGetBuffer</c> fails, before and after disposal, so
+        /// whoever reads the stream (Arrow) can never keep a pooled array that the pool will hand to someone else.
+        /// </summary>
         public MemoryStream ToStream() => new ReturningStream(this);
 
         public void Dispose()
         {
-            byte[]? array = Interlocked.Exchange(ref _array, null);
-            if (array != null)
-            {
-                _pool.Return(array);
-            }
+            Interlocked.Exchange(ref _rental, null)?.Dispose();
         }
 
         private sealed class ReturningStream : MemoryStream
         {
             private readonly PooledBuffer _owner;
+            private readonly byte[] _array;
 
             public ReturningStream(PooledBuffer owner)
-                : base(owner.Segment.Array!, 0, owner.Length, writable: false, publiclyVisible: true)
+                : this(owner, owner.Rental.Array)
+            {
+            }
+
+            private ReturningStream(PooledBuffer owner, byte[] array)
+                : base(array, 0, owner.Length, writable: false, publiclyVisible: false)
             {
                 _owner = owner;
+                _array = array;
             }
 
 #if NETCOREAPP2_1_OR_GREATER
@@ -83,8 +95,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     return 0;
                 }
 
-                TryGetBuffer(out ArraySegment<byte> data);
-                data.AsSpan(position, count).CopyTo(buffer);
+                _array.AsSpan(position, count).CopyTo(buffer);
                 Position = position + count;
                 return count;
             }

@@ -72,7 +72,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             {
                 int length = Lz4FrameDecoder.Decode(compressed, destination, out int frames);
                 Record(length, frames, destination.Regrowths, pooled: !pool.IsReleased && destination.Buffer.Length <= pool.MaxArrayLength);
-                return new PooledBuffer(pool, destination.Detach(), length).ToStream();
+                return new PooledBuffer(destination.Detach(), length).ToStream();
             }
             catch
             {
@@ -124,7 +124,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
 
             Lz4BufferPool pool = _scope.BufferPool;
-            byte[] buffer = pool.Rent(declared.HasValue ? Math.Max((int)declared.Value, 1) : MinimumReadBuffer);
+            PooledArray rental = pool.Rent(declared.HasValue ? Math.Max((int)declared.Value, 1) : MinimumReadBuffer);
             int length = 0;
             try
             {
@@ -132,7 +132,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 {
                     while (true)
                     {
-                        if (length == buffer.Length)
+                        if (length == rental.Length)
                         {
                             if (declared.HasValue && length == declared.Value)
                             {
@@ -148,17 +148,18 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                                 break;
                             }
 
-                            if (buffer.Length >= Lz4Destination.MaxLength)
+                            if (rental.Length >= Lz4Destination.MaxLength)
                             {
                                 throw new IOException("The response body is larger than one buffer can hold.");
                             }
 
-                            byte[] larger = pool.Rent((int)Math.Min(2L * buffer.Length, Lz4Destination.MaxLength));
-                            Buffer.BlockCopy(buffer, 0, larger, 0, length);
-                            pool.Return(buffer);
-                            buffer = larger;
+                            PooledArray larger = pool.Rent((int)Math.Min(2L * rental.Length, Lz4Destination.MaxLength));
+                            Buffer.BlockCopy(rental.Array, 0, larger.Array, 0, length);
+                            rental.Dispose();
+                            rental = larger;
                         }
 
+                        byte[] buffer = rental.Array;
                         int read = await body.ReadAsync(buffer, length, buffer.Length - length, cancellationToken).ConfigureAwait(false);
                         if (read == 0)
                         {
@@ -178,11 +179,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     throw new IOException($"The response body ended after {length} of {declared.Value} bytes.");
                 }
 
-                return new PooledBuffer(pool, buffer, length);
+                return new PooledBuffer(rental, length);
             }
             catch
             {
-                pool.Return(buffer);
+                rental.Dispose();
                 throw;
             }
         }

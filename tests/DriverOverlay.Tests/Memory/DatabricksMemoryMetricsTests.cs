@@ -32,22 +32,23 @@ namespace DriverOverlay.Tests.Memory
             Lz4BufferPool pool = scope.BufferPool;
             int id = scope.Id;
 
-            byte[] a = pool.Rent(1);
-            byte[] b = pool.Rent(Min + 1);
-            byte[] c = pool.Rent(MiB);
+            PooledArray a = pool.Rent(1);
+            PooledArray b = pool.Rent(Min + 1);
+            PooledArray c = pool.Rent(MiB);
+            byte[] cArray = c.Array;
             AssertBufferPoolMatches(metrics, scope);
             Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, InUse, BufferPool));
             Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, Allocated, BufferPool));
             Assert.Equal(3, metrics.Count(id, Allocated, BufferPool));
 
-            pool.Return(b);
-            pool.Return(c);
+            b.Dispose();
+            c.Dispose();
             AssertBufferPoolMatches(metrics, scope);
             Assert.Equal(2 * Min + MiB, metrics.Sum(id, Retained, BufferPool));
 
             // Reuse is rented and in use again, but not allocated again.
-            byte[] c2 = pool.Rent(MiB);
-            Assert.Same(c, c2);
+            PooledArray c2 = pool.Rent(MiB);
+            Assert.Same(cArray, c2.Array);
             AssertBufferPoolMatches(metrics, scope);
             Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, Allocated, BufferPool));
             Assert.Equal(2 * Min + MiB + Min + MiB, metrics.Sum(id, Rented, BufferPool));
@@ -59,8 +60,8 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(Min + MiB, metrics.Sum(id, InUse, BufferPool));
             Assert.Equal(2 * Min, metrics.Sum(id, Dropped, BufferPool));
 
-            pool.Return(a);
-            pool.Return(c2);
+            a.Dispose();
+            c2.Dispose();
             AssertBufferPoolMatches(metrics, scope);
             Assert.Equal(0, metrics.Sum(id, InUse, BufferPool));
             Assert.Equal(0, metrics.Sum(id, Retained, BufferPool));
@@ -68,8 +69,8 @@ namespace DriverOverlay.Tests.Memory
 
             // After release rents are unpooled: counted as such, never as rented, allocated or in use.
             long rentedBefore = metrics.Sum(id, Rented, BufferPool);
-            byte[] late = pool.Rent(1000);
-            pool.Return(late);
+            PooledArray late = pool.Rent(1000);
+            late.Dispose();
             Assert.Equal(1000, metrics.Sum(id, Unpooled, BufferPool));
             Assert.Equal(rentedBefore, metrics.Sum(id, Rented, BufferPool));
             AssertBufferPoolMatches(metrics, scope);
@@ -221,7 +222,7 @@ namespace DriverOverlay.Tests.Memory
 
             busy.Scope.Lz4.DecompressToStream(frame).Dispose();
             busy.Scope.Lz4.DecompressToArray(frame);
-            busy.Scope.BufferPool.Return(busy.Scope.BufferPool.Rent(10));
+            busy.Scope.BufferPool.Rent(10).Dispose();
 
             foreach (string instrument in new[] { Rented, Returned, InUse, Retained, Allocated })
             {

@@ -144,11 +144,12 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.Equal(0, scope.BufferPool.MaxRetainedBytes);
 
-            byte[] array = scope.BufferPool.Rent(1000);
-            scope.BufferPool.Return(array);
+            PooledArray rental = scope.BufferPool.Rent(1000);
+            byte[] array = rental.Array;
+            rental.Dispose();
             Assert.Equal(0, scope.BufferPool.RetainedBytes);
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.NotSame(array, scope.BufferPool.Rent(1000));
+            Assert.NotSame(array, scope.BufferPool.Rent(1000).Array);
 
             // Decompression still works, and leaves nothing behind.
             (byte[] data, byte[] compressed) = Sample(100 * KiB, WithoutContentSize);

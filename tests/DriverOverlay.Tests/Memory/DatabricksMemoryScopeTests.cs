@@ -56,7 +56,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.All(leases, lease => Assert.False(lease.IsDetached));
 
             // Some pooled memory so release has something to drop.
-            scope.BufferPool.Return(scope.BufferPool.Rent(1000));
+            scope.BufferPool.Rent(1000).Dispose();
             Assert.True(scope.BufferPool.RetainedBytes > 0);
 
             for (int i = 0; i < order.Length; i++)
@@ -163,16 +163,17 @@ namespace DriverOverlay.Tests.Memory
         {
             (byte[] data, byte[] compressed) = Sample(5 * MiB, WithContentSize);
             MemoryStream stream = scope.Lz4.DecompressToStream(compressed, data.Length);
-            var streamArray = new WeakReference(stream.GetBuffer());
+            var streamArray = new WeakReference(PooledArrayBehind(stream));
             Assert.Equal(data.Length, stream.Length);
             stream.Dispose();
 
-            byte[] a = scope.BufferPool.Rent(1);
-            byte[] b = scope.BufferPool.Rent(MiB);
-            scope.BufferPool.Return(a);
-            scope.BufferPool.Return(b);
+            PooledArray a = scope.BufferPool.Rent(1);
+            PooledArray b = scope.BufferPool.Rent(MiB);
+            var arrays = new[] { new WeakReference(a.Array), new WeakReference(b.Array) };
+            a.Dispose();
+            b.Dispose();
             Assert.Equal(8 * MiB + a.Length + b.Length, scope.BufferPool.RetainedBytes);
-            return (streamArray, new[] { new WeakReference(a), new WeakReference(b) });
+            return (streamArray, arrays);
         }
 
         [Fact]
@@ -210,8 +211,8 @@ namespace DriverOverlay.Tests.Memory
             {
                 DatabricksMemoryLease lease = scope.AcquireLease();
                 Assert.False(lease.IsDetached);
-                byte[] array = scope.BufferPool.Rent(random.Next(1, 200_000));
-                scope.BufferPool.Return(array);
+                PooledArray array = scope.BufferPool.Rent(random.Next(1, 200_000));
+                array.Dispose();
                 lease.Dispose();
                 if (random.Next(4) == 0)
                 {
@@ -253,7 +254,7 @@ namespace DriverOverlay.Tests.Memory
                         Interlocked.Increment(ref detached);
                     }
 
-                    scope.BufferPool.Return(scope.BufferPool.Rent(random.Next(1, 70_000)));
+                    scope.BufferPool.Rent(random.Next(1, 70_000)).Dispose();
                     lease.Dispose();
                 });
 

@@ -91,12 +91,12 @@ namespace DriverOverlay.Tests.Memory
             (byte[] other, byte[] otherCompressed) = Sample(5 * MiB - 3, WithoutContentSize, seed: 2);
 
             MemoryStream first = scope.Lz4.DecompressToStream(compressed);
-            byte[] array = first.GetBuffer();
+            byte[] array = PooledArrayBehind(first);
             first.Dispose();
             first.Dispose();
 
             using MemoryStream second = scope.Lz4.DecompressToStream(otherCompressed);
-            Assert.Same(array, second.GetBuffer());
+            Assert.Same(array, PooledArrayBehind(second));
             Assert.Equal(other, second.ToArray());
             Assert.Equal(8 * MiB, metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated));
             Assert.Equal(8 * MiB, scope.BufferPool.InUseBytes);

@@ -198,7 +198,7 @@ namespace DriverOverlay.Tests.Memory
 
             var reader = new System.Threading.Thread(() =>
             {
-                using Stream stream = new PooledBuffer(scope.BufferPool, data, data.Length).ToStream();
+                using Stream stream = Download(scope, data).ToStream();
                 long before = GC.GetAllocatedBytesForCurrentThread();
                 read = stream.Read(destination.AsSpan());
                 read += stream.Read(destination.AsSpan(read));
@@ -217,7 +217,9 @@ namespace DriverOverlay.Tests.Memory
         {
             using DatabricksMemoryLease lease = CreateScope();
             byte[] data = Compressible(1000, seed: 3);
-            Stream stream = new PooledBuffer(lease.Scope.BufferPool, data, 600).ToStream();
+            PooledArray rental = lease.Scope.BufferPool.Rent(data.Length);
+            data.CopyTo(rental.Array, 0);
+            Stream stream = new PooledBuffer(rental, 600).ToStream();
             byte[] buffer = new byte[500];
 
             Assert.Equal(500, stream.Read(buffer.AsSpan()));
@@ -231,9 +233,9 @@ namespace DriverOverlay.Tests.Memory
         /// <summary>A downloaded body as ReadContentAsync leaves it: an array rented from the scope.</summary>
         private static PooledBuffer Download(DatabricksMemoryScope scope, byte[] body)
         {
-            byte[] array = scope.BufferPool.Rent(body.Length);
-            body.CopyTo(array, 0);
-            return new PooledBuffer(scope.BufferPool, array, body.Length);
+            PooledArray array = scope.BufferPool.Rent(body.Length);
+            body.CopyTo(array.Array, 0);
+            return new PooledBuffer(array, body.Length);
         }
     }
 }

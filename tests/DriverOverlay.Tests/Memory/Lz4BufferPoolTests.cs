@@ -33,9 +33,10 @@ namespace DriverOverlay.Tests.Memory
         {
             var pool = NewPool(4 * MiB, 64 * MiB, out _);
 
-            byte[] array = pool.Rent(requested);
+            using PooledArray rental = pool.Rent(requested);
 
-            Assert.Equal(expectedLength, array.Length);
+            Assert.Equal(expectedLength, rental.Array.Length);
+            Assert.Equal(expectedLength, rental.Length);
             Assert.Equal(expectedLength, pool.ArrayLengthFor(requested));
             Assert.Equal(expectedLength, pool.InUseBytes);
             Assert.Equal(0, pool.RetainedBytes);
@@ -67,7 +68,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(expected, pool.MaxArrayLength);
 
             // The rounded maximum is still served from the pool (accounted as in use), one byte more is not.
-            byte[] largest = pool.Rent(pool.MaxArrayLength);
+            PooledArray largest = pool.Rent(pool.MaxArrayLength);
             Assert.Equal(expected, largest.Length);
             Assert.Equal(expected, pool.InUseBytes);
         }
@@ -97,17 +98,17 @@ namespace DriverOverlay.Tests.Memory
         }
 
         [Fact]
-        public void RentZeroAndNegativeAndReturnNull()
+        public void RentZeroAndNegative()
         {
             var pool = NewPool(MiB, MiB, out _);
 
-            Assert.Empty(pool.Rent(0));
-            Assert.Same(Array.Empty<byte>(), pool.Rent(0));
-            Assert.Throws<ArgumentOutOfRangeException>(() => pool.Rent(-1));
-            Assert.Throws<ArgumentNullException>(() => pool.Return(null!));
+            using PooledArray empty = pool.Rent(0);
+            Assert.Same(Array.Empty<byte>(), empty.Array);
+            var negative = Assert.Throws<ArgumentOutOfRangeException>(() => pool.Rent(-1));
+            Assert.Equal("minimumLength", negative.ParamName);
 
-            // Returning the empty array is harmless and not accounted.
-            pool.Return(Array.Empty<byte>());
+            // Giving the empty rental back is harmless and not accounted.
+            empty.Dispose();
             Assert.Equal(0, pool.InUseBytes);
             Assert.Equal(0, pool.RetainedBytes);
         }
@@ -118,18 +119,19 @@ namespace DriverOverlay.Tests.Memory
             using var metrics = new MemoryMetricsRecorder();
             var pool = NewPool(MiB, 64 * MiB, out int id);
 
-            byte[] big = pool.Rent(MiB + 1);
+            PooledArray rental = pool.Rent(MiB + 1);
+            byte[] big = rental.Array;
 
             Assert.Equal(MiB + 1, big.Length); // exact size, not rounded: it will never be pooled
             Assert.Equal(0, pool.InUseBytes);
             Assert.Equal(MiB + 1, metrics.Sum(id, MemoryMetricsRecorder.Unpooled));
             Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.Rented));
 
-            pool.Return(big);
+            rental.Dispose();
 
             Assert.Equal(0, pool.RetainedBytes);
             Assert.Equal(0, pool.InUseBytes);
-            Assert.NotSame(big, pool.Rent(MiB + 1));
+            Assert.NotSame(big, pool.Rent(MiB + 1).Array);
             Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.Retained));
         }
 
@@ -139,31 +141,33 @@ namespace DriverOverlay.Tests.Memory
             using var metrics = new MemoryMetricsRecorder();
             var pool = NewPool(MiB, 64 * MiB, out int id);
 
-            byte[] first = pool.Rent(100_000);
-            byte[] second = pool.Rent(100_000);
-            Assert.NotSame(first, second);
+            PooledArray first = pool.Rent(100_000);
+            PooledArray second = pool.Rent(100_000);
+            byte[] firstArray = first.Array;
+            byte[] secondArray = second.Array;
+            Assert.NotSame(firstArray, secondArray);
             Assert.Equal(2 * 2 * Min, pool.InUseBytes);
             Assert.Equal(0, pool.RetainedBytes);
 
-            pool.Return(first);
+            first.Dispose();
             Assert.Equal(2 * Min, pool.InUseBytes);
             Assert.Equal(2 * Min, pool.RetainedBytes);
 
-            byte[] again = pool.Rent(2 * Min - 5); // any size of the same bucket
-            Assert.Same(first, again);
+            PooledArray again = pool.Rent(2 * Min - 5); // any size of the same bucket
+            Assert.Same(firstArray, again.Array);
             Assert.Equal(2 * 2 * Min, pool.InUseBytes);
             Assert.Equal(0, pool.RetainedBytes);
 
             // A smaller bucket does not take the larger free array.
-            pool.Return(second);
-            byte[] small = pool.Rent(10);
+            second.Dispose();
+            PooledArray small = pool.Rent(10);
             Assert.Equal(Min, small.Length);
-            Assert.NotSame(second, small);
+            Assert.NotSame(secondArray, small.Array);
             Assert.Equal(2 * Min + Min, pool.InUseBytes);
             Assert.Equal(2 * Min, pool.RetainedBytes);
 
-            pool.Return(again);
-            pool.Return(small);
+            again.Dispose();
+            small.Dispose();
             Assert.Equal(0, pool.InUseBytes);
             Assert.Equal(2 * 2 * Min + Min, pool.RetainedBytes);
 
@@ -173,21 +177,41 @@ namespace DriverOverlay.Tests.Memory
         }
 
         [Fact]
-        public void ReturnedArraysAreNotClearedUnlessAsked()
+        public void ReturnedArraysAreNotCleared()
         {
             var pool = NewPool(MiB, MiB, out _);
-            byte[] array = pool.Rent(Min);
+            PooledArray rental = pool.Rent(Min);
+            byte[] array = rental.Array;
             array.AsSpan().Fill(0xAB);
 
-            pool.Return(array);
-            byte[] dirty = pool.Rent(Min);
-            Assert.Same(array, dirty);
-            Assert.True(dirty.AsSpan().IndexOfAnyExcept((byte)0xAB) < 0, "the pool does not clear by default (stale bytes are expected)");
+            rental.Dispose();
+            using PooledArray dirty = pool.Rent(Min);
+            Assert.Same(array, dirty.Array);
+            Assert.True(dirty.Array.AsSpan().IndexOfAnyExcept((byte)0xAB) < 0, "the pool does not clear (stale bytes are expected)");
+        }
 
-            pool.Return(dirty, clearArray: true);
-            byte[] clean = pool.Rent(Min);
-            Assert.Same(array, clean);
-            Assert.True(clean.AsSpan().IndexOfAnyExcept((byte)0) < 0, "clearArray: true clears the kept array");
+        [Fact]
+        public void TryRentFreeServesOnlyFreeArraysAndNeverAllocates()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            var pool = NewPool(MiB, 64 * MiB, out int id);
+
+            Assert.Null(pool.TryRentFree(Min));
+            Assert.Null(pool.TryRentFree(0));
+            Assert.Null(pool.TryRentFree(MiB + 1));
+            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.Allocated));
+
+            PooledArray rental = pool.Rent(2 * Min);
+            byte[] array = rental.Array;
+            rental.Dispose();
+            Assert.Null(pool.TryRentFree(Min)); // another bucket
+            PooledArray? again = pool.TryRentFree(2 * Min - 1);
+            Assert.NotNull(again);
+            Assert.Same(array, again!.Array);
+            Assert.Equal(2 * Min, pool.InUseBytes);
+            Assert.Equal(2 * Min, metrics.Sum(id, MemoryMetricsRecorder.Allocated));
+            again.Dispose();
+            Assert.Equal(0, pool.InUseBytes);
         }
 
         [Fact]
@@ -197,15 +221,16 @@ namespace DriverOverlay.Tests.Memory
 
             // A cap that is not a multiple of the array size: one 128 KiB array fits in 200 KiB, a second does not.
             var pool = NewPool(MiB, 200 * KiB, out int id);
-            var arrays = new List<byte[]>();
+            var rentals = new List<PooledArray>();
             for (int i = 0; i < 4; i++)
             {
-                arrays.Add(pool.Rent(2 * Min));
+                rentals.Add(pool.Rent(2 * Min));
             }
 
-            foreach (byte[] array in arrays)
+            var arrays = rentals.ConvertAll(r => r.Array);
+            foreach (PooledArray rental in rentals)
             {
-                pool.Return(array);
+                rental.Dispose();
                 Assert.True(pool.RetainedBytes <= pool.MaxRetainedBytes);
             }
 
@@ -214,66 +239,64 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(3 * 2 * Min, metrics.Sum(id, MemoryMetricsRecorder.Dropped));
 
             // The 64 KiB bucket still fits beside it: 128 + 64 <= 200.
-            byte[] small = pool.Rent(1);
-            pool.Return(small);
+            pool.Rent(1).Dispose();
             Assert.Equal(3 * Min, pool.RetainedBytes);
 
-            // And the one kept 128 KiB array is the last one returned (only kept arrays can be reused).
-            Assert.Same(arrays[0], pool.Rent(2 * Min));
-            Assert.NotSame(arrays[1], pool.Rent(2 * Min));
+            // And the one kept 128 KiB array is the first one returned (only kept arrays can be reused).
+            Assert.Same(arrays[0], pool.Rent(2 * Min).Array);
+            Assert.NotSame(arrays[1], pool.Rent(2 * Min).Array);
         }
 
         [Fact]
         public void ZeroCapKeepsNothing()
         {
             var pool = NewPool(MiB, 0, out _);
-            byte[] array = pool.Rent(Min);
-            pool.Return(array);
+            PooledArray rental = pool.Rent(Min);
+            byte[] array = rental.Array;
+            rental.Dispose();
 
             Assert.Equal(0, pool.RetainedBytes);
             Assert.Equal(0, pool.InUseBytes);
-            Assert.NotSame(array, pool.Rent(Min));
+            Assert.NotSame(array, pool.Rent(Min).Array);
         }
 
         [Fact]
-        public void DoubleReturnIsIgnoredAndNeverHandsOneArrayToTwoRenters()
+        public void ALateSecondDisposeNeverHandsOneArrayToTwoRenters()
         {
             var pool = NewPool(MiB, 64 * MiB, out _);
-            byte[] array = pool.Rent(Min);
+            PooledArray first = pool.Rent(Min);
+            byte[] array = first.Array;
+            first.Dispose();
 
-            pool.Return(array);
-            pool.Return(array);
+            // Someone else now holds the array; the first renter's late second dispose must not give it back.
+            PooledArray second = pool.Rent(Min);
+            Assert.Same(array, second.Array);
+            first.Dispose();
 
-            Assert.Equal(Min, pool.RetainedBytes); // kept once
-            Assert.Equal(0, pool.InUseBytes);      // not driven negative
-
-            byte[] first = pool.Rent(Min);
-            byte[] second = pool.Rent(Min);
-            Assert.Same(array, first);
-            Assert.NotSame(first, second);
+            Assert.Equal(0, pool.RetainedBytes);
+            Assert.Equal(Min, pool.InUseBytes);
+            PooledArray third = pool.Rent(Min);
+            Assert.NotSame(array, third.Array);
             Assert.Equal(2 * Min, pool.InUseBytes);
-            Assert.Equal(0, pool.RetainedBytes);
+
+            // And the disposed handle no longer gives access to the array at all.
+            var disposed = Assert.Throws<ObjectDisposedException>(() => first.Array);
+            Assert.Equal(nameof(PooledArray), disposed.ObjectName);
+            Assert.Equal(Min, first.Length);
         }
 
         [Fact]
-        public void ForeignArraysAreIgnored()
+        public void ALostRentalIsCollectableAndStaysCountedAsInUse()
         {
-            var pool = NewPool(MiB, 64 * MiB, out _);
-            var foreign = new byte[Min];                       // right size, never rented
-            var odd = new byte[Min + 3];                       // not a bucket size
-            var otherPool = NewPool(MiB, 64 * MiB, out _);
-            byte[] fromOther = otherPool.Rent(Min);            // rented from another pool
+            var pool = NewPool(MiB, 64 * MiB, out int id);
+            using var metrics = new MemoryMetricsRecorder();
+            WeakReference lost = RentAndLose(pool);
+            FullCollect();
 
-            pool.Return(foreign);
-            pool.Return(odd);
-            pool.Return(fromOther);
-
-            Assert.Equal(0, pool.RetainedBytes);
-            Assert.Equal(0, pool.InUseBytes);
-            Assert.Equal(Min, otherPool.InUseBytes);
-            byte[] fresh = pool.Rent(Min);
-            Assert.NotSame(foreign, fresh);
-            Assert.NotSame(fromOther, fresh);
+            Assert.False(lost.IsAlive, "the pool must not keep a lent array alive");
+            Assert.Equal(Min, pool.InUseBytes);
+            Assert.Equal(Min, metrics.Sum(id, MemoryMetricsRecorder.InUse));
+            GC.KeepAlive(pool);
         }
 
         [Fact]
@@ -281,9 +304,11 @@ namespace DriverOverlay.Tests.Memory
         {
             using var metrics = new MemoryMetricsRecorder();
             var pool = NewPool(MiB, 64 * MiB, out int id);
-            byte[] stillRented = pool.Rent(Min);
-            byte[] kept = pool.Rent(2 * Min);
-            pool.Return(kept);
+            PooledArray stillRented = pool.Rent(Min);
+            byte[] stillRentedArray = stillRented.Array;
+            PooledArray kept = pool.Rent(2 * Min);
+            byte[] keptArray = kept.Array;
+            kept.Dispose();
             Assert.Equal(2 * Min, pool.RetainedBytes);
 
             pool.Release();
@@ -296,21 +321,21 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(2 * Min, metrics.Sum(id, MemoryMetricsRecorder.Dropped));
 
             // Rent after release: a new, exact-size, unaccounted array (never the dropped one).
-            byte[] after = pool.Rent(2 * Min - 1);
-            Assert.NotSame(kept, after);
+            PooledArray after = pool.Rent(2 * Min - 1);
+            Assert.NotSame(keptArray, after.Array);
             Assert.Equal(2 * Min - 1, after.Length);
             Assert.Equal(Min, pool.InUseBytes);
             Assert.Equal(2 * Min - 1, metrics.Sum(id, MemoryMetricsRecorder.Unpooled));
 
             // Late returns: the array rented before release leaves the in-use count and is dropped, not kept.
-            pool.Return(stillRented);
-            pool.Return(after);
+            stillRented.Dispose();
+            after.Dispose();
             Assert.Equal(0, pool.InUseBytes);
             Assert.Equal(0, pool.RetainedBytes);
             Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.InUse));
             Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.Retained));
             Assert.Equal(3 * Min, metrics.Sum(id, MemoryMetricsRecorder.Dropped));
-            Assert.NotSame(stillRented, pool.Rent(Min));
+            Assert.NotSame(stillRentedArray, pool.Rent(Min).Array);
         }
 
         [Fact]
@@ -336,19 +361,22 @@ namespace DriverOverlay.Tests.Memory
             array.Length <= 64 ? array.AsSpan() : array.AsSpan(0, 32);
 
         [MethodImpl(MethodImplOptions.NoInlining)]
+        private static WeakReference RentAndLose(Lz4BufferPool pool) => new WeakReference(pool.Rent(Min).Array);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
         private static WeakReference[] RentAndReturn(Lz4BufferPool pool, int count)
         {
-            var arrays = new byte[count][];
+            var rentals = new PooledArray[count];
             var references = new WeakReference[count];
             for (int i = 0; i < count; i++)
             {
-                arrays[i] = pool.Rent(Min << i);
-                references[i] = new WeakReference(arrays[i]);
+                rentals[i] = pool.Rent(Min << i);
+                references[i] = new WeakReference(rentals[i].Array);
             }
 
-            foreach (byte[] array in arrays)
+            foreach (PooledArray rental in rentals)
             {
-                pool.Return(array);
+                rental.Dispose();
             }
 
             return references;
@@ -357,30 +385,33 @@ namespace DriverOverlay.Tests.Memory
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static WeakReference RentNowReturnAfterRelease(Lz4BufferPool pool, out Action returnIt)
         {
-            byte[] array = pool.Rent(Min);
-            var box = new byte[]?[] { array };
+            PooledArray rental = pool.Rent(Min);
+            var box = new PooledArray?[] { rental };
             returnIt = () =>
             {
-                pool.Return(box[0]!);
+                box[0]!.Dispose();
                 box[0] = null;
             };
-            return new WeakReference(array);
+            return new WeakReference(rental.Array);
         }
 
+        /// <summary>
+        /// Renters on several threads give their rentals back, and some give them back a second time later (after
+        /// other threads had time to rent the same array) or race a second dispose against the first. Every array
+        /// must have one holder at a time: a renter stamps it with its own id (its first bytes: filling whole arrays
+        /// would make the test slower, not stricter) and checks the stamp is intact when it gives it back.
+        /// </summary>
         [Theory]
         [InlineData(false)]
         [InlineData(true)]
-        public void ManyThreadsRentAndReturnWithExactFinalAccounting(bool releaseMidway)
+        public void ManyThreadsRentAndReturnWithLateAndRacingSecondReturnsAndExactFinalAccounting(bool releaseMidway)
         {
             using var metrics = new MemoryMetricsRecorder();
             const int Threads = 4;
-            const int Operations = 2000;
+            const int Operations = 4000;
             const long Cap = 512 * KiB;
             var pool = NewPool(256 * KiB, Cap, out int id);
 
-            // Every array handed out must have exactly one holder at a time: a renter stamps it with its own id
-            // (its first bytes: filling whole arrays would make the test slower, not stricter) and checks the stamp
-            // is intact when it gives it back.
             var holders = new System.Collections.Concurrent.ConcurrentDictionary<byte[], int>(ReferenceEqualityComparer.Instance);
             var failures = new System.Collections.Concurrent.ConcurrentQueue<string>();
             using var start = new Barrier(Threads + (releaseMidway ? 1 : 0));
@@ -393,7 +424,8 @@ namespace DriverOverlay.Tests.Memory
                 workers[t] = new Thread(() =>
                 {
                     var random = new Random(self);
-                    var held = new List<byte[]>();
+                    var held = new List<(PooledArray Rental, byte[] Array)>();
+                    var returned = new Queue<PooledArray>(); // given back already; some get a late second dispose
                     start.SignalAndWait();
                     for (int op = 0; op < Operations; op++)
                     {
@@ -405,30 +437,47 @@ namespace DriverOverlay.Tests.Memory
                         if (held.Count < 6 && (held.Count == 0 || random.Next(2) == 0))
                         {
                             // Sizes across every bucket and beyond the maximum (unpooled).
-                            byte[] array = pool.Rent(random.Next(1, 300 * KiB));
-                            if (array.Length > 0 && !holders.TryAdd(array, self))
+                            PooledArray rental = pool.Rent(random.Next(1, 300 * KiB));
+                            byte[] array = rental.Array;
+                            if (!holders.TryAdd(array, self))
                             {
-                                failures.Enqueue($"array handed to thread {self} while thread {holders[array]} holds it");
+                                failures.Enqueue($"array handed to thread {self} while thread {(holders.TryGetValue(array, out int other) ? other : 0)} holds it");
                             }
 
                             Stamp(array).Fill((byte)self);
-                            held.Add(array);
+                            held.Add((rental, array));
                         }
                         else
                         {
-                            byte[] array = held[random.Next(held.Count)];
-                            held.Remove(array);
+                            int index = random.Next(held.Count);
+                            (PooledArray rental, byte[] array) = held[index];
+                            held.RemoveAt(index);
                             if (Stamp(array).IndexOfAnyExcept((byte)self) >= 0)
                             {
                                 failures.Enqueue($"array held by thread {self} was written by someone else");
                             }
 
                             holders.TryRemove(array, out _);
-                            pool.Return(array);
                             if (random.Next(8) == 0)
                             {
-                                pool.Return(array); // a buggy double return must stay harmless
+                                // A racing second return: two threads dispose the same rental at once.
+                                Task other = Task.Run(rental.Dispose);
+                                rental.Dispose();
+                                other.Wait();
                             }
+                            else
+                            {
+                                rental.Dispose();
+                            }
+
+                            returned.Enqueue(rental);
+                        }
+
+                        // A late second return of a rental given back a while ago, when its array may well be
+                        // someone else's by now.
+                        if (returned.Count > 8 || (returned.Count > 0 && random.Next(4) == 0))
+                        {
+                            returned.Dequeue().Dispose();
                         }
 
                         if (pool.RetainedBytes > Cap)
@@ -437,10 +486,10 @@ namespace DriverOverlay.Tests.Memory
                         }
                     }
 
-                    foreach (byte[] array in held)
+                    foreach ((PooledArray rental, byte[] array) in held)
                     {
                         holders.TryRemove(array, out _);
-                        pool.Return(array);
+                        rental.Dispose();
                     }
                 })
                 { IsBackground = true };

@@ -132,23 +132,33 @@ namespace DriverOverlay.Tests.Memory
             }
         }
 
+        /// <summary>
+        /// The array behind a decoded stream, for tests that check which pooled array a stream uses. The streams do not
+        /// expose it (GetBuffer throws, by design: no reader may keep a pooled array), so this reads MemoryStream's own
+        /// field.
+        /// </summary>
+        public static byte[] PooledArrayBehind(System.IO.MemoryStream stream) =>
+            (byte[])typeof(System.IO.MemoryStream)
+                .GetField("_buffer", System.Reflection.BindingFlags.Instance | System.Reflection.BindingFlags.NonPublic)!
+                .GetValue(stream)!;
+
         /// <summary>Fills every array the pool keeps with 0xCD, by renting them all (each bucket) and returning them dirty.</summary>
         public static int PoisonBufferPool(Lz4BufferPool pool, int arraysPerBucket)
         {
-            var rented = new List<byte[]>();
+            var rented = new List<PooledArray>();
             for (int size = Lz4BufferPool.MinimumArrayLength; size <= pool.MaxArrayLength && size > 0; size <<= 1)
             {
                 for (int i = 0; i < arraysPerBucket; i++)
                 {
-                    byte[] array = pool.Rent(size);
-                    array.AsSpan().Fill(0xCD);
+                    PooledArray array = pool.Rent(size);
+                    array.Array.AsSpan().Fill(0xCD);
                     rented.Add(array);
                 }
             }
 
-            foreach (byte[] array in rented)
+            foreach (PooledArray array in rented)
             {
-                pool.Return(array);
+                array.Dispose();
             }
 
             return rented.Count;

@@ -92,7 +92,7 @@ namespace DriverOverlay.Tests.Memory
 
                 // The stream's array is a poisoned one (nothing was allocated), and beyond Length it still holds the
                 // poison: stale bytes exist, and Length keeps them out.
-                byte[] buffer = stream.GetBuffer();
+                byte[] buffer = PooledArrayBehind(stream);
                 Assert.True(buffer.Length > data.Length);
                 Assert.Equal(Poison, buffer[^1]);
             }

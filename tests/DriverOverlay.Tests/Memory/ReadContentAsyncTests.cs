@@ -204,9 +204,15 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(body, stream.ToArray());
             Assert.Equal(2 * Min, scope.BufferPool.InUseBytes);
 
+            // Arrow (or anyone) reading the stream can never get hold of the pooled array, before or after disposal.
+            Assert.Throws<UnauthorizedAccessException>(() => stream.GetBuffer());
+            Assert.False(stream.TryGetBuffer(out _));
+
             stream.Dispose();
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Equal(2 * Min, scope.BufferPool.RetainedBytes);
+            Assert.Throws<UnauthorizedAccessException>(() => stream.GetBuffer());
+            Assert.False(stream.TryGetBuffer(out _));
             Assert.Throws<ObjectDisposedException>(() => buffer.Segment);
             Assert.Throws<ObjectDisposedException>(() => buffer.Span.Length);
 
@@ -218,10 +224,10 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(2 * Min, scope.BufferPool.RetainedBytes);
             Assert.Equal(2 * Min, metrics.Sum(scope.Id, MemoryMetricsRecorder.Returned));
 
-            byte[] next = scope.BufferPool.Rent(2 * Min);
-            byte[] another = scope.BufferPool.Rent(2 * Min);
-            Assert.Same(array, next);
-            Assert.NotSame(array, another);
+            PooledArray next = scope.BufferPool.Rent(2 * Min);
+            PooledArray another = scope.BufferPool.Rent(2 * Min);
+            Assert.Same(array, next.Array);
+            Assert.NotSame(array, another.Array);
         }
 
         [Fact]
