@@ -65,9 +65,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         protected override IMemoryOwner<byte> AllocateInternal(int length, out int bytesAllocated)
         {
-            PooledArray rental = _pool.RentArray(length);
+            PooledArray rental = _pool.Rent(length);
             // The bytes this batch holds on to: the whole pooled array, not only the body it asked for.
-            bytesAllocated = rental.Array.Length;
+            bytesAllocated = rental.Length;
             System.Array.Clear(rental.Array, 0, length);
             return new BatchMemory(rental, length, _poisonReturnedArrays);
         }
