@@ -38,7 +38,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// Safety: the pool lends per rental (<see cref="PooledArray"/>) and keeps no reference to what it lent, so a
     /// batch the application never disposes is collected with its array, and the pool simply never sees it again. A
     /// batch that outlives its database stays valid: after release the pool drops returns instead of reusing them.
-    /// A batch disposed twice returns its array once (<see cref="PooledArray"/> is idempotent). In poison mode
+    /// A batch disposed twice returns its array once (<see cref="PooledArray"/> is idempotent). There is deliberately
+    /// no finalizer to recycle an undisposed batch's array: a column taken from a batch reads the same array and can
+    /// outlive the batch (and this owner) object, so returning the array then could hand it to a second batch. In poison mode
     /// (<see cref="DatabricksMemoryOptions.PoisonReturnedArraysKey"/>) a returned array is overwritten with
     /// <see cref="PoisonByte"/> first, so any batch that still read it would show the pattern instead of its values.
     /// </para>
