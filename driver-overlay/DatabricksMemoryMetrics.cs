@@ -66,6 +66,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public static readonly Counter<long> Dropped = s_meter.CreateCounter<long>(
             "adbc.databricks.memory.dropped", "By", "Returned bytes the scope's pool let go to the GC.");
 
+        /// <summary>
+        /// Free bytes a pool gave back to the GC while its scope lives: <c>reason=idle</c> (unused for the idle trim
+        /// period), <c>reason=memory_pressure</c> (a Gen2 under high memory load) or <c>reason=gen2_idle</c> (unused
+        /// across Gen2s for 10 s, on netstandard2.0/.NET Framework where the memory load is unknown).
+        /// Also counted in <see cref="Dropped"/>.
+        /// </summary>
+        public static readonly Counter<long> Trimmed = s_meter.CreateCounter<long>(
+            "adbc.databricks.memory.trimmed", "By", "Free bytes the scope's pool gave back while idle or short of memory.");
+
         /// <summary>Bytes served without pooling: scope released, pooling disabled, or larger than the pool's largest size.</summary>
         public static readonly Counter<long> Unpooled = s_meter.CreateCounter<long>(
             "adbc.databricks.memory.unpooled", "By", "Bytes allocated outside the pool.");
@@ -79,8 +88,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             "adbc.databricks.lz4.frames", "{frame}", "LZ4 frames decoded.");
 
         /// <summary>
-        /// Decodes that could not use the fast path: <c>reason=regrow</c> (the output outgrew its first buffer and was
-        /// copied; only when its size could not be measured), <c>reason=unpooled</c> (the scope was released, pooling
+        /// Pooled decodes whose output was sized by measuring every block, because the frame headers' bound would have
+        /// allocated more than twice the certain output plus one block maximum and no free pooled array fitted (small
+        /// blocks under a large declared maximum, a false content size, or simply a scope's first files).
+        /// </summary>
+        public static readonly Counter<long> Lz4Measured = s_meter.CreateCounter<long>(
+            "adbc.databricks.lz4.measured", "{decode}", "LZ4 decodes sized by measuring every block.");
+
+        /// <summary>
+        /// Decodes that could not use the fast path: <c>reason=unpooled</c> (the scope was released, pooling
         /// is off, or the file is larger than the largest pooled array), <c>reason=error</c> (malformed input).
         /// </summary>
         public static readonly Counter<long> Lz4Fallbacks = s_meter.CreateCounter<long>(

@@ -34,12 +34,19 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// Free bytes the LZ4 buffer pool may keep for reuse. Default 128 MiB: with the driver's default CloudFetch
         /// pipeline (3 downloads, 4 queued results) about ten buffers are in flight, and on a 1 GB result a 64 MiB cap
         /// still re-allocated a third of what was rented (931 of 2,743 MB) while 128 MiB brought that to 392 MB and
-        /// lowered the peak working set (352 to 289 MB). It is what an idle database keeps until it is disposed.
+        /// lowered the peak working set (352 to 289 MB). An idle database gives it back after the idle trim period.
         /// </summary>
         public const string BufferPoolMaxRetainedMbKey = "adbc.databricks.memory.buffer_pool_max_retained_mb";
 
         /// <summary>Largest array the LZ4 buffer pool keeps (rounded up to a power of two). Default 32 MiB.</summary>
         public const string BufferPoolMaxArrayMbKey = "adbc.databricks.memory.buffer_pool_max_array_mb";
+
+        /// <summary>
+        /// Seconds without any LZ4 buffer being rented or returned after which the pool gives its free arrays back to
+        /// the GC (a database that stays open but idle then holds nothing). Default 60; 0 keeps them until the
+        /// database is disposed.
+        /// </summary>
+        public const string BufferPoolIdleTrimSecondsKey = "adbc.databricks.memory.buffer_pool_idle_trim_seconds";
 
         /// <summary>
         /// "false": record batches read from CloudFetch files get Apache.Arrow's default (native) allocator, as upstream.
@@ -75,6 +82,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public long ArrowBatchPoolMaxRetainedBytes { get; private set; } = 64L * MiB;
 
         public bool PoisonReturnedArrays { get; private set; } = Environment.GetEnvironmentVariable(PoisonEnvironmentVariable) == "1";
+
+        public TimeSpan BufferPoolIdleTrimPeriod { get; private set; } = TimeSpan.FromSeconds(60);
 
         /// <summary>The defaults.</summary>
         public static DatabricksMemoryOptions Default { get; } = new DatabricksMemoryOptions();
@@ -119,6 +128,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 {
                     options.PoisonReturnedArrays = ParseBool(key, property.Value);
                 }
+                else if (Is(key, BufferPoolIdleTrimSecondsKey))
+                {
+                    options.BufferPoolIdleTrimPeriod = TimeSpan.FromSeconds(ParseSeconds(key, property.Value, maximum: 86_400));
+                }
             }
 
             return options;
@@ -134,6 +147,16 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
 
             throw new ArgumentException($"Parameter '{key}' value '{value}' could not be parsed. Valid values are 'true' and 'false'.");
+        }
+
+        private static long ParseSeconds(string key, string value, long maximum)
+        {
+            if (long.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out long result) && result >= 0 && result <= maximum)
+            {
+                return result;
+            }
+
+            throw new ArgumentException($"Parameter '{key}' value '{value}' is invalid. It must be a whole number of seconds from 0 (never) to {maximum}.");
         }
 
         private static long ParseMebibytes(string key, string value, long minimum, long maximum)

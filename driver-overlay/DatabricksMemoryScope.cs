@@ -58,7 +58,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             BufferPool = new Lz4BufferPool(
                 options.BufferPoolMaxArrayLength,
                 options.PoolingEnabled ? options.BufferPoolMaxRetainedBytes : 0,
-                new PoolMeter(_idTag, DatabricksMemoryMetrics.BufferPoolTag));
+                new PoolMeter(_idTag, DatabricksMemoryMetrics.BufferPoolTag),
+                options.BufferPoolIdleTrimPeriod);
             Lz4 = new ScopedLz4Decompressor(this);
             ArrowBatchPool = NewArrowBatchPool(options, _idTag);
             BatchAllocator = options.ArrowBatchesPooled
@@ -130,7 +131,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private static Lz4BufferPool NewArrowBatchPool(DatabricksMemoryOptions options, object idTag) => new Lz4BufferPool(
             options.BufferPoolMaxArrayLength,
             options.PoolingEnabled && options.ArrowBatchesPooled ? options.ArrowBatchPoolMaxRetainedBytes : 0,
-            new PoolMeter(idTag, DatabricksMemoryMetrics.ArrowBatchPoolTag));
+            new PoolMeter(idTag, DatabricksMemoryMetrics.ArrowBatchPoolTag),
+            options.BufferPoolIdleTrimPeriod); // an idle database gives its free batch arrays back too
 
         /// <summary>Called once per non-detached lease by <see cref="DatabricksMemoryLease.Dispose"/>.</summary>
         internal void ReleaseReference()

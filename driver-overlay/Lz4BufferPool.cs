@@ -56,10 +56,18 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private readonly PoolMeter _meter;
         private long _retainedBytes;
         private long _inUseBytes;
-        private long _rentCount;
+        private long _activity;
         private volatile bool _released;
+        private Lz4BufferPoolTrimmer? _trimmer;
 
-        public Lz4BufferPool(int maxArrayLength, long maxRetainedBytes, PoolMeter meter)
+        /// <param name="maxArrayLength">The largest pooled array (rounded up to a power of two).</param>
+        /// <param name="maxRetainedBytes">Free bytes the pool may keep, in total.</param>
+        /// <param name="meter">Where the pool publishes its accounting.</param>
+        /// <param name="idleTrimPeriod">
+        /// After this long without a rent or return, free arrays go back to the GC; zero (the default) keeps them
+        /// until release. Gen2 trimming (see <see cref="Lz4BufferPoolTrimmer"/>) runs whenever the pool keeps anything.
+        /// </param>
+        public Lz4BufferPool(int maxArrayLength, long maxRetainedBytes, PoolMeter meter, TimeSpan idleTrimPeriod = default)
         {
             if (maxArrayLength < MinimumArrayLength)
             {
@@ -82,9 +90,18 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 _buckets[i] = new Stack<byte[]>();
             }
 
+            if (idleTrimPeriod < TimeSpan.Zero)
+            {
+                throw new ArgumentOutOfRangeException(nameof(idleTrimPeriod), idleTrimPeriod, "must not be negative");
+            }
+
             MaxArrayLength = BucketSize(_buckets.Length - 1);
             _maxRetainedBytes = maxRetainedBytes;
             _meter = meter;
+            if (maxRetainedBytes > 0)
+            {
+                _trimmer = Lz4BufferPoolTrimmer.Start(this, idleTrimPeriod);
+            }
         }
 
         /// <summary>The largest array length the pool keeps; larger rents are allocated and dropped.</summary>
@@ -100,8 +117,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public bool IsReleased => _released;
 
-        /// <summary>How many rents the pool has served; the idle trimmer compares it between two looks to see activity.</summary>
-        internal long RentCount => Interlocked.Read(ref _rentCount);
+        /// <summary>The trimmer giving free arrays back while the pool lives; null when it keeps nothing or is released.</summary>
+        internal Lz4BufferPoolTrimmer? Trimmer => Volatile.Read(ref _trimmer);
+
+        /// <summary>Rents plus returns so far; the trimmer compares it between two looks to tell whether the pool was used.</summary>
+        internal long Activity => Interlocked.Read(ref _activity);
 
         /// <summary>The length of the array <see cref="Rent"/> would hand out for <paramref name="minimumLength"/>.</summary>
         public int ArrayLengthFor(int minimumLength) =>
@@ -118,7 +138,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 throw new ArgumentOutOfRangeException(nameof(minimumLength), minimumLength, "must not be negative");
             }
 
-            Interlocked.Increment(ref _rentCount);
+            Interlocked.Increment(ref _activity);
             if (minimumLength == 0)
             {
                 return new PooledArray(null, System.Array.Empty<byte>());
@@ -158,15 +178,26 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 return null;
             }
 
-            Interlocked.Increment(ref _rentCount);
+            Interlocked.Increment(ref _activity);
             return Lend(array);
         }
 
         /// <summary>
-        /// Drops every free array so the GC can reclaim it; rentals in use are untouched and come back as usual.
-        /// Returns the bytes dropped. Used when the database is idle or memory is short.
+        /// Drops every free array so the GC can reclaim it; rentals in use are untouched and come back as usual (and
+        /// are kept again). Returns the bytes dropped. Used when the database is idle or memory is short.
         /// </summary>
-        public long Trim()
+        public long Trim(Lz4TrimReason reason)
+        {
+            long trimmed = DropFreeArrays();
+            if (trimmed > 0)
+            {
+                _meter.Trimmed(trimmed, reason);
+            }
+
+            return trimmed;
+        }
+
+        private long DropFreeArrays()
         {
             long total = 0;
             foreach (Stack<byte[]> bucket in _buckets)
@@ -199,12 +230,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public void Release()
         {
             _released = true;
-            Trim();
+            Interlocked.Exchange(ref _trimmer, null)?.Dispose();
+            DropFreeArrays();
         }
 
         /// <summary>Called once per pooled rental, by <see cref="PooledArray.Dispose"/>.</summary>
         internal void Return(byte[] array)
         {
+            Interlocked.Increment(ref _activity);
             Interlocked.Add(ref _inUseBytes, -array.Length);
             _meter.Returned(array.Length);
             _meter.InUse(-array.Length);

@@ -17,6 +17,7 @@
 
 using System;
 using System.Buffers.Binary;
+using K4os.Hash.xxHash;
 
 namespace Apache.Arrow.Adbc.Drivers.Databricks
 {
@@ -98,7 +99,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
 
             byte expectedChecksum = source[descriptor + descriptorLength];
-            byte actualChecksum = (byte)(Xxh32.Hash(source.Slice(descriptor, descriptorLength)) >> 8);
+            byte actualChecksum = (byte)(XXH32.DigestOf(source.Slice(descriptor, descriptorLength)) >> 8);
             if (expectedChecksum != actualChecksum)
             {
                 throw new Lz4FormatException(

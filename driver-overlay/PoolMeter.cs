@@ -22,6 +22,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// <summary>Publishes one pool's accounting with its scope and pool tags (pre-built so no measurement allocates).</summary>
     internal sealed class PoolMeter
     {
+        private static readonly KeyValuePair<string, object?> s_idle = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "idle");
+        private static readonly KeyValuePair<string, object?> s_gen2Idle = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "gen2_idle");
+        private static readonly KeyValuePair<string, object?> s_memoryPressure = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "memory_pressure");
+
         private readonly KeyValuePair<string, object?> _scope;
         private readonly KeyValuePair<string, object?> _pool;
 
@@ -44,5 +48,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public void Dropped(long bytes) => DatabricksMemoryMetrics.Dropped.Add(bytes, _scope, _pool);
 
         public void Unpooled(long bytes) => DatabricksMemoryMetrics.Unpooled.Add(bytes, _scope, _pool);
+
+        public void Trimmed(long bytes, Lz4TrimReason reason) =>
+            DatabricksMemoryMetrics.Trimmed.Add(bytes, _scope, _pool, reason == Lz4TrimReason.Idle ? s_idle : reason == Lz4TrimReason.IdleAcrossGen2 ? s_gen2Idle : s_memoryPressure);
     }
 }

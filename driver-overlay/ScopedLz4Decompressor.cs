@@ -28,21 +28,27 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// The LZ4 entry points the patched driver calls, bound to one <see cref="DatabricksMemoryScope"/>.
     /// </summary>
     /// <remarks>
-    /// Every output is sized before decoding from a bound that is exact for frames as encoders write them
-    /// (<see cref="Lz4FrameDecoder.DecodedLengthBound"/>: full blocks but the last), so nothing is regrown or
-    /// copied. Memory never escapes to the application: a CloudFetch stream's array goes back to the scope when the
-    /// Arrow stream reader disposes the stream (that reader copies every record batch body into buffers the batch
-    /// owns), and an inline batch is an exact-size array the caller owns, because Arrow's memory reader builds
-    /// record batches that point into the array without copying.
+    /// <para>
+    /// Every output is sized before decoding (<see cref="Lz4FrameDecoder.Bounds"/>), so nothing is regrown or copied,
+    /// and whatever the headers claim, a decode allocates at most twice what it decodes plus one block maximum
+    /// (or fails with <see cref="Lz4FormatException"/> first). The headers' upper bound counts every compressed block
+    /// at the frame's block maximum: exact for frames as encoders write them (full blocks but the last; Databricks'
+    /// 4 MB frames), far too large for small blocks under a large declared maximum or a false content size. So that
+    /// bound is used only when it costs no new memory (a free pooled array) or is affordable against a certified
+    /// lower bound (half of every compressed block's bytes); otherwise every block is measured from its sequence
+    /// tokens and the output sized exactly.
+    /// </para>
+    /// <para>
+    /// Memory never escapes to the application: a CloudFetch stream's array goes back to the scope when the Arrow
+    /// stream reader disposes the stream (that reader copies every record batch body into buffers the batch owns),
+    /// and an inline batch is an exact-size array the caller owns, because Arrow's memory reader builds record
+    /// batches that point into the array without copying.
+    /// </para>
     /// </remarks>
     internal sealed class ScopedLz4Decompressor
     {
-        // Only for input whose size cannot be measured (it is malformed, and decoding will say where): LZ4-compressed
-        // Arrow typically expands 2-4x.
-        private const int EstimatedExpansion = 4;
         private const int MinimumReadBuffer = 64 * 1024;
 
-        private static readonly KeyValuePair<string, object?> s_regrow = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "regrow");
         private static readonly KeyValuePair<string, object?> s_unpooled = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "unpooled");
         private static readonly KeyValuePair<string, object?> s_error = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "error");
 
@@ -60,24 +66,22 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// stream's array belongs to the scope's pool and goes back to it when the stream is disposed.
         /// </summary>
         /// <param name="compressed">The downloaded file.</param>
-        /// <param name="expectedDecompressedSize">
-        /// A size hint (0 if unknown), used only when the input's structure is unsound; the measured bound always wins.
-        /// </param>
+        /// <param name="expectedDecompressedSize">Ignored (the frame headers bound the size); kept for source compatibility.</param>
         /// <exception cref="Lz4FormatException">The file is not valid LZ4; nothing is returned and nothing leaks.</exception>
         public MemoryStream DecompressToStream(ReadOnlySpan<byte> compressed, long expectedDecompressedSize = 0)
         {
-            Lz4BufferPool pool = _scope.BufferPool;
-            var destination = new PooledArrayDestination(pool, PooledOutputCapacity(pool, compressed, expectedDecompressedSize));
+            PooledArray? output = null;
             try
             {
-                int length = Lz4FrameDecoder.Decode(compressed, destination, out int frames);
-                Record(length, frames, destination.Regrowths, pooled: !pool.IsReleased && destination.Buffer.Length <= pool.MaxArrayLength);
-                return new PooledBuffer(destination.Detach(), length).ToStream();
+                output = RentOutput(_scope.BufferPool, compressed);
+                int length = Lz4FrameDecoder.Decode(compressed, output.Array, out int frames);
+                Record(length, frames, pooled: output.IsPooled);
+                return new PooledBuffer(output, length).ToStream();
             }
             catch
             {
                 DatabricksMemoryMetrics.Lz4Fallbacks.Add(1, _scopeTag, s_error);
-                destination.Dispose();
+                output?.Dispose();
                 throw;
             }
         }
@@ -91,17 +95,24 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         /// <summary>
         /// Decompresses one inline Arrow batch into an exact-size array that the caller owns, decoding straight into
-        /// it: no scratch buffer, no copy.
+        /// it: no scratch buffer, no copy. The size is measured from the blocks' sequence tokens unless the headers
+        /// already make it exact.
         /// </summary>
         /// <exception cref="Lz4FormatException">The batch is not valid LZ4.</exception>
         public byte[] DecompressToArray(ReadOnlySpan<byte> compressed)
         {
             try
             {
-                var exact = new ArrayDestination(OutputCapacity(compressed, 0));
+                Lz4SizeBounds bounds = Lz4FrameDecoder.Bounds(compressed, measureBlocks: false);
+                if (!bounds.IsExact)
+                {
+                    bounds = Lz4FrameDecoder.Bounds(compressed, measureBlocks: true);
+                }
+
+                byte[] exact = bounds.Upper == 0 ? System.Array.Empty<byte>() : new byte[bounds.Upper];
                 int length = Lz4FrameDecoder.Decode(compressed, exact, out int frames);
-                Record(length, frames, exact.Regrowths, pooled: true);
-                return length == exact.Buffer.Length ? exact.Buffer : exact.Buffer.AsSpan(0, length).ToArray();
+                Record(length, frames, pooled: true);
+                return length == exact.Length ? exact : exact.AsSpan(0, length).ToArray();
             }
             catch
             {
@@ -118,7 +129,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public async Task<PooledBuffer> ReadContentAsync(HttpContent content, CancellationToken cancellationToken)
         {
             long? declared = content.Headers.ContentLength;
-            if (declared > Lz4Destination.MaxLength)
+            if (declared > Lz4FrameDecoder.MaxOutputLength)
             {
                 throw new IOException($"The response declares {declared} bytes, more than one buffer can hold.");
             }
@@ -148,12 +159,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                                 break;
                             }
 
-                            if (rental.Length >= Lz4Destination.MaxLength)
+                            if (rental.Length >= Lz4FrameDecoder.MaxOutputLength)
                             {
                                 throw new IOException("The response body is larger than one buffer can hold.");
                             }
 
-                            PooledArray larger = pool.Rent((int)Math.Min(2L * rental.Length, Lz4Destination.MaxLength));
+                            PooledArray larger = pool.Rent((int)Math.Min(2L * rental.Length, Lz4FrameDecoder.MaxOutputLength));
                             Buffer.BlockCopy(rental.Array, 0, larger.Array, 0, length);
                             rental.Dispose();
                             rental = larger;
@@ -189,46 +200,44 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         }
 
         /// <summary>
-        /// <see cref="OutputCapacity"/>, but without measuring the frames' last blocks when that cannot change the pool
-        /// array the output gets: a 19 MB file of 4 MB blocks takes a 32 MB array whether its last block decodes to
-        /// 1 byte or 4 MB, and measuring that block costs about a tenth of decoding the file.
+        /// The output array for <paramref name="compressed"/>, sized before decoding so that it never grows. The headers'
+        /// upper bound is taken when a free pooled array of that size exists (it costs no new memory) or when
+        /// allocating it stays within twice the certified lower bound plus one block maximum; otherwise the blocks are
+        /// measured and the size is exact.
         /// </summary>
-        private static int PooledOutputCapacity(Lz4BufferPool pool, ReadOnlySpan<byte> compressed, long hint)
+        private PooledArray RentOutput(Lz4BufferPool pool, ReadOnlySpan<byte> compressed)
         {
-            if (Lz4FrameDecoder.HeaderBounds(compressed, out long upper, out long lower)
-                && upper <= pool.MaxArrayLength
-                && pool.ArrayLengthFor((int)upper) == pool.ArrayLengthFor((int)Math.Max(lower, 1)))
+            Lz4SizeBounds bounds = Lz4FrameDecoder.Bounds(compressed, Lz4Measure.None);
+            if (pool.ArrayLengthFor(ToLength(bounds.Upper)) != pool.ArrayLengthFor(ToLength(bounds.Upper - bounds.LastBlockSlack)))
             {
-                return (int)upper;
+                // Frames' last blocks are usually short: measuring them (a few percent of decoding) can pick a smaller
+                // array; when it cannot change the array, skip it.
+                bounds = Lz4FrameDecoder.Bounds(compressed, Lz4Measure.LastBlocks);
             }
 
-            return OutputCapacity(compressed, hint);
-        }
-
-        /// <summary>The decoded size bound when the input's structure is sound; otherwise a bounded guess.</summary>
-        private static int OutputCapacity(ReadOnlySpan<byte> compressed, long hint)
-        {
-            long measured = Lz4FrameDecoder.DecodedLengthBound(compressed);
-            if (measured >= 0)
+            int length = ToLength(bounds.Upper);
+            PooledArray? free = pool.TryRentFree(length);
+            if (free != null)
             {
-                return (int)measured;
+                return free;
             }
 
-            // Malformed input: decoding will fail and say where. Never trust a hint beyond what the input could
-            // possibly expand to.
-            long guess = hint > 0 ? hint : (long)compressed.Length * EstimatedExpansion;
-            long plausible = (long)compressed.Length * 255 + 64;
-            return (int)Math.Max(1, Math.Min(Math.Min(guess, plausible), Lz4Destination.MaxLength));
+            if (!bounds.IsExact && pool.ArrayLengthFor(length) > 2 * bounds.Lower + bounds.LargestBlockMax)
+            {
+                bounds = Lz4FrameDecoder.Bounds(compressed, Lz4Measure.All);
+                length = ToLength(bounds.Upper);
+                DatabricksMemoryMetrics.Lz4Measured.Add(1, _scopeTag);
+            }
+
+            return pool.Rent(length);
         }
 
-        private void Record(int length, int frames, int regrowths, bool pooled)
+        private static int ToLength(long bound) => (int)Math.Max(Math.Min(bound, Lz4FrameDecoder.MaxOutputLength), 1);
+
+        private void Record(int length, int frames, bool pooled)
         {
             DatabricksMemoryMetrics.Lz4DecodedBytes.Add(length, _scopeTag);
             DatabricksMemoryMetrics.Lz4Frames.Add(frames, _scopeTag);
-            if (regrowths > 0)
-            {
-                DatabricksMemoryMetrics.Lz4Fallbacks.Add(regrowths, _scopeTag, s_regrow);
-            }
 
             if (!pooled)
             {

@@ -1,5 +1,6 @@
 using System;
 using Apache.Arrow.Adbc.Drivers.Databricks;
+using Xunit;
 
 namespace DriverOverlay.Tests
 {
@@ -10,9 +11,11 @@ namespace DriverOverlay.Tests
 
         public static byte[] Decode(byte[] compressed, out int frames)
         {
-            var destination = new ArrayDestination(0);
+            // Sized exactly (every block measured), as DecompressToArray does; the scope paths are tested elsewhere.
+            byte[] destination = new byte[Lz4FrameDecoder.Bounds(compressed, measureBlocks: true).Upper];
             int length = Lz4FrameDecoder.Decode(compressed, destination, out frames);
-            return destination.Buffer.AsSpan(0, length).ToArray();
+            Assert.Equal(destination.Length, length);
+            return destination;
         }
     }
 }

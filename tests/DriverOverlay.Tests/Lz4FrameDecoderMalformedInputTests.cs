@@ -158,7 +158,7 @@ namespace DriverOverlay.Tests
 
             var error = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.Decode(frame));
 
-            Assert.Contains("more bytes than the frame allows", error.Message);
+            Assert.Contains("declares 4999 bytes of content but decodes to 5000", error.Message);
         }
 
         [SkippableFact]
@@ -225,46 +225,67 @@ namespace DriverOverlay.Tests
         }
 
         [Theory]
-        [InlineData(new byte[] { 0x00, 0x01, 0x00 }, nameof(Lz4BlockError.EndsBeforeToken))]          // 0 literals, offset 1 reaching before the start
-        [InlineData(new byte[] { 0x10, 0x41, 0x00, 0x00 }, nameof(Lz4BlockError.ZeroOffset))]          // 1 literal then offset 0
-        [InlineData(new byte[] { 0x10, 0x41, 0x02, 0x00 }, nameof(Lz4BlockError.OffsetBeforeWindow))]  // offset 2 with 1 byte of history
-        [InlineData(new byte[] { 0x50, 0x41 }, nameof(Lz4BlockError.LiteralsPastInput))]               // 5 literals, 1 present
-        [InlineData(new byte[] { 0xF0, 0xFF }, nameof(Lz4BlockError.LengthCutOff))]                    // literal length extension never ends
-        [InlineData(new byte[] { 0x10, 0x41, 0x01 }, nameof(Lz4BlockError.OffsetCutOff))]              // offset cut in half
-        public void BlockErrorsAreClassified(byte[] block, string expectedError)
+        [InlineData(new byte[] { 0x00, 0x01, 0x00 }, "sequences are malformed")]                            // ends after a match, no last literals
+        [InlineData(new byte[] { 0x50, 0x41 }, "sequences are malformed")]                                  // 5 literals, 1 present
+        [InlineData(new byte[] { 0xF0, 0xFF }, "sequences are malformed")]                                  // literal length extension never ends
+        [InlineData(new byte[] { 0x10, 0x41, 0x01 }, "sequences are malformed")]                            // offset cut in half
+        [InlineData(new byte[] { 0x10, 0x41, 0x00, 0x00, 0x10, 0x42 }, "has offset 0 or reaches back")]   // 1 literal, offset 0, last literal
+        [InlineData(new byte[] { 0x10, 0x41, 0x02, 0x00, 0x10, 0x42 }, "has offset 0 or reaches back")]   // offset 2 with 1 byte of history
+        public void BlockErrorsAreNamedAtTheBlock(byte[] block, string expectedProblem)
         {
-            var expected = Enum.Parse<Lz4BlockError>(expectedError);
-            byte[] output = new byte[1024];
+            byte[] frame = FrameOfOneBlock(block, contentSize: null);
 
-            int written = Lz4BlockDecoder.Decode(block, output, 0, 0, out Lz4BlockError error, out int position);
+            var viaArray = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.Decode(frame));
+            using DatabricksMemoryLease lease = DatabricksMemoryScope.Create(null);
+            var viaStream = Assert.Throws<Lz4FormatException>(() => lease.Scope.Lz4.DecompressToStream(frame));
 
-            if (expected == Lz4BlockError.EndsBeforeToken)
+            foreach (Lz4FormatException error in new[] { viaArray, viaStream })
             {
-                // The first case is rejected for its offset before the token check is reached.
-                Assert.Equal(Lz4BlockError.OffsetBeforeWindow, error);
-            }
-            else
-            {
-                Assert.Equal(expected, error);
+                Assert.Contains(expectedProblem, error.Message);
+                Assert.Equal(11, error.Offset); // the block's first byte: after the 7-byte header and its size field
+                Assert.StartsWith("Invalid LZ4 data at byte 11: ", error.Message);
             }
 
-            Assert.Equal(-1, written);
-            Assert.InRange(position, 0, block.Length);
-            Assert.False(string.IsNullOrEmpty(Lz4BlockDecoder.Describe(error)));
+            Assert.Equal(0, lease.Scope.BufferPool.InUseBytes);
         }
 
         [Fact]
-        public void BlockThatDecodesPastTheAllowedOutputIsRejected()
+        public void BlockThatDecodesPastTheDeclaredContentSizeIsRejected()
         {
-            byte[] block = { 0x1F, 0x41, 0x01, 0x00, 0xFF, 0x00 }; // 'A' then a 4+15+255 byte run of it
-            byte[] output = new byte[100];
+            byte[] block = { 0x1F, 0x41, 0x01, 0x00, 0xFF, 0x00, 0x10, 0x42 }; // 'A', a 4+15+255 byte run of it, 'B'
+            byte[] frame = FrameOfOneBlock(block, contentSize: 100);
+            using DatabricksMemoryLease lease = DatabricksMemoryScope.Create(null);
 
-            int written = Lz4BlockDecoder.Decode(block, output, 0, 0, out Lz4BlockError error, out _);
+            // Sized from the headers (the stream path), the block overruns the 100 bytes the frame allows.
+            var error = Assert.Throws<Lz4FormatException>(() => lease.Scope.Lz4.DecompressToStream(frame));
+            Assert.Contains("decodes to more bytes than the frame allows", error.Message);
+            Assert.Equal(15 + 4, error.Offset);
 
-            Assert.Equal(-1, written);
-            Assert.Equal(Lz4BlockError.OutputOverflow, error);
+            // Measured (the exact-array path), the mismatch is found before decoding.
+            var measured = Assert.Throws<Lz4FormatException>(() => lease.Scope.Lz4.DecompressToArray(frame));
+            Assert.Contains("declares 100 bytes of content but decodes to 276", measured.Message);
+            Assert.Equal(0, measured.Offset);
         }
 
-        private static byte HeaderChecksum(ReadOnlySpan<byte> descriptor) => (byte)(Xxh32.Hash(descriptor) >> 8);
+        /// <summary>One compressed block in an independent-block frame with 64 KB blocks (and a content size if given).</summary>
+        internal static byte[] FrameOfOneBlock(byte[] block, long? contentSize)
+        {
+            var frame = new List<byte>();
+            frame.AddRange(BitConverter.GetBytes(Lz4FrameDecoder.FrameMagic));
+            var descriptor = new List<byte> { (byte)(0x40 | 0x20 | (contentSize.HasValue ? 0x08 : 0)), 0x40 };
+            if (contentSize.HasValue)
+            {
+                descriptor.AddRange(BitConverter.GetBytes((ulong)contentSize.Value));
+            }
+
+            frame.AddRange(descriptor);
+            frame.Add(HeaderChecksum(descriptor.ToArray()));
+            frame.AddRange(BitConverter.GetBytes(block.Length));
+            frame.AddRange(block);
+            frame.AddRange(new byte[4]);
+            return frame.ToArray();
+        }
+
+        private static byte HeaderChecksum(ReadOnlySpan<byte> descriptor) => (byte)(K4os.Hash.xxHash.XXH32.DigestOf(descriptor) >> 8);
     }
 }

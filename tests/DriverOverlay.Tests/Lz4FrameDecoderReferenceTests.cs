@@ -218,7 +218,7 @@ namespace DriverOverlay.Tests
         }
 
         [SkippableFact]
-        public void BlockDecoderAgreesWithLiblz4OnRawBlocks()
+        public void BlockLengthMeasureAgreesWithLiblz4OnRawBlocks()
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             var random = new Random(7);
@@ -226,24 +226,20 @@ namespace DriverOverlay.Tests
             {
                 byte[] original = TestData.Mixed(random.Next(1, 200_000), round);
                 byte[] block = NativeLz4.CompressBlock(original);
-                byte[] ours = new byte[original.Length];
 
-                int written = Lz4BlockDecoder.Decode(block, ours, 0, 0, out Lz4BlockError error, out _);
-
-                Assert.Equal(Lz4BlockError.None, error);
-                Assert.Equal(original.Length, written);
-                Assert.Equal(original, ours);
+                Assert.Equal(original.Length, Lz4BlockLength.Measure(block));
             }
         }
 
         [SkippableFact]
-        public void BlockDecoderNeverDisagreesWithLiblz4OnGarbage()
+        public void BlockLengthMeasureAgreesWithLiblz4OnEveryGarbageBlockLiblz4Accepts()
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
-            // Random and mutated blocks: either both decoders accept (and produce the same bytes) or ours rejects.
-            // The reference's extra end-of-block rules may reject blocks ours accepts; ours must never crash.
+            // Random and mutated blocks: whenever the reference decodes one, the measure must give its length (it
+            // sizes outputs); blocks the reference rejects may measure either way (offsets are K4os' to check).
             var random = new Random(11);
             byte[] valid = NativeLz4.CompressBlock(TestData.Mixed(50_000, 1));
+            int accepted = 0;
             for (int round = 0; round < 3000; round++)
             {
                 byte[] block = round % 2 == 0 ? TestData.Random(random.Next(1, 300), round) : (byte[])valid.Clone();
@@ -255,29 +251,23 @@ namespace DriverOverlay.Tests
                     }
                 }
 
-                byte[] ours = new byte[60_000];
                 byte[] theirs = new byte[60_000];
-                int ourLength = Lz4BlockDecoder.Decode(block, ours, 0, 0, out Lz4BlockError error, out int position);
                 int theirLength = NativeLz4.DecompressBlock(block, theirs);
-
-                if (ourLength >= 0 && theirLength >= 0)
+                if (theirLength >= 0)
                 {
-                    Assert.Equal(theirLength, ourLength);
-                    Assert.True(theirs.AsSpan(0, theirLength).SequenceEqual(ours.AsSpan(0, ourLength)), $"round {round}");
-                }
-                else if (ourLength < 0)
-                {
-                    Assert.NotEqual(Lz4BlockError.None, error);
-                    Assert.InRange(position, 0, block.Length);
+                    accepted++;
+                    Assert.Equal(theirLength, Lz4BlockLength.Measure(block));
                 }
             }
+
+            Assert.True(accepted > 100, $"only {accepted} garbage blocks were valid; the test exercises too little");
         }
 
         [SkippableFact]
         public void AFrameWhoseMiddleBlocksAreNotFullIsBoundedFromAboveAndDecodes()
         {
-            // An encoder that flushes mid-stream writes short blocks before the last one; the size bound counts
-            // them at the block maximum, so the buffer is larger than needed but never too small.
+            // An encoder that flushes mid-stream writes short blocks before the last one; the header bound counts
+            // them at the block maximum, the measured bound exactly.
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             byte[][] pieces = { TestData.Mixed(10_000, seed: 1), TestData.Mixed(30_000, seed: 2), TestData.Mixed(5_000, seed: 3) };
             byte[] template = NativeLz4.CompressFrame(System.Array.Empty<byte>(), new FrameOptions { BlockSize = BlockMaxSize.Max64KB });
@@ -297,7 +287,7 @@ namespace DriverOverlay.Tests
             using DatabricksMemoryLease lease = DatabricksMemoryScope.Create(null);
             using MemoryStream decoded = lease.Scope.Lz4.DecompressToStream(input);
 
-            Assert.Equal(2 * 64 * 1024 + 5_000, bound);
+            Assert.Equal(45_000, bound);
             Assert.Equal(expected, decoded.ToArray());
             Assert.Equal(NativeLz4.DecompressFrame(input), expected);
         }

@@ -161,7 +161,7 @@ namespace DriverOverlay.Tests.Memory
             DatabricksMemoryScope scope = owner.Scope;
             (byte[] data, byte[] frame) = Sample(5 * MiB, WithoutContentSize);
 
-            // The fast path, whatever the hint: the output is measured, so it is never regrown.
+            // The fast path, whatever the hint (it is ignored): the output is sized from the frame headers before decoding.
             foreach (long hint in new long[] { 0, 1, MiB, data.Length, 10L * data.Length })
             {
                 scope.Lz4.DecompressToStream(frame, hint).Dispose();

@@ -26,6 +26,8 @@ namespace DriverOverlay.Tests.Memory
         public const string Decoded = "adbc.databricks.lz4.decoded";
         public const string Frames = "adbc.databricks.lz4.frames";
         public const string Fallbacks = "adbc.databricks.lz4.fallbacks";
+        public const string Measured = "adbc.databricks.lz4.measured";
+        public const string Trimmed = "adbc.databricks.memory.trimmed";
         public const string Scopes = "adbc.databricks.memory.scopes";
 
         public const string BufferPool = "lz4_buffers";

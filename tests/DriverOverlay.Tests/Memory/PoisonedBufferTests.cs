@@ -38,7 +38,7 @@ namespace DriverOverlay.Tests.Memory
         {
             if (kind == "runs")
             {
-                // ~250x compression: the array path's scratch regrows several times through poisoned arrays.
+                // ~250x compression: far more output than the compressed bytes suggest, through poisoned arrays.
                 byte[] data = new byte[size];
                 for (int i = 0; i < data.Length; i++)
                 {

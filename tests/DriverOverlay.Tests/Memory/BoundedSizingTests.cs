@@ -1,0 +1,210 @@
+using System;
+using System.Buffers.Binary;
+using System.IO;
+using System.Net.Http;
+using System.Threading;
+using Apache.Arrow.Adbc.Drivers.Databricks;
+using Lz4Reference;
+using Xunit;
+using Xunit.Abstractions;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
+
+namespace DriverOverlay.Tests.Memory
+{
+    /// <summary>
+    /// Whatever the frame headers claim, one decode allocates at most twice what it decodes plus one block maximum,
+    /// or fails with <see cref="Lz4FormatException"/> before it allocates more. Measured on the calling thread with
+    /// a fresh scope (an empty pool, so every pooled array is a new allocation too), for every entry point.
+    /// </summary>
+    public class BoundedSizingTests
+    {
+        private const int FourMiB = 4 * MiB;
+
+        // Small objects a decode makes besides its arrays (streams, the rental, the buffer): far below one block.
+        private const int Overhead = 64 * KiB;
+
+        private readonly ITestOutputHelper _output;
+
+        public BoundedSizingTests(ITestOutputHelper output)
+        {
+            _output = output;
+        }
+
+        public enum EntryPoint
+        {
+            DecompressToStream,
+            DecompressToArray,
+            DecompressOnFirstRead,
+        }
+
+        public static TheoryData<string, EntryPoint> ValidShapes()
+        {
+            var data = new TheoryData<string, EntryPoint>();
+            foreach (string shape in new[] { "64k-independent", "64k-linked", "256k-independent", "1m-linked", "concatenated-64k", "databricks-4m" })
+            {
+                foreach (EntryPoint entry in Enum.GetValues<EntryPoint>())
+                {
+                    data.Add(shape, entry);
+                }
+            }
+
+            return data;
+        }
+
+        [SkippableTheory]
+        [MemberData(nameof(ValidShapes))]
+        public void ValidFramesOfEveryShapeAllocateAtMostTwiceTheirOutputPlusOneBlock(string shape, EntryPoint entry)
+        {
+            Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
+            (byte[] data, byte[] compressed) = Shape(shape);
+
+            using DatabricksMemoryLease lease = CreateScope();
+            (long allocated, byte[] decoded) = DecodeMeasuringAllocations(lease.Scope, compressed, entry);
+
+            _output.WriteLine($"{shape} via {entry}: {data.Length:N0} bytes decoded from {compressed.Length:N0}, {allocated:N0} bytes allocated ({(double)allocated / data.Length:F2}x)");
+            Assert.True(data.AsSpan().SequenceEqual(decoded), "decoded bytes differ from the original");
+            Assert.InRange(allocated, 0, 2L * data.Length + FourMiB + Overhead);
+            Assert.Equal(0, lease.Scope.BufferPool.InUseBytes);
+        }
+
+        [SkippableTheory]
+        [InlineData(EntryPoint.DecompressToStream)]
+        [InlineData(EntryPoint.DecompressToArray)]
+        [InlineData(EntryPoint.DecompressOnFirstRead)]
+        public void AFalseContentSizeFailsBeforeAllocatingIt(EntryPoint entry)
+        {
+            // A 1.7 MB frame (64 KB blocks) whose header claims 400 MB of content: within what its bytes could expand
+            // to (255x), so only verifying it against the blocks catches it.
+            Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
+            byte[] data = TestData.Mixed(1_700_000, seed: 21);
+            byte[] frame = NativeLz4.CompressFrame(data, new FrameOptions { BlockSize = BlockMaxSize.Max64KB, ContentSize = true });
+            BinaryPrimitives.WriteUInt64LittleEndian(frame.AsSpan(6), 400_000_000);
+            frame[14] = HeaderChecksum(frame.AsSpan(4, 10));
+
+            using DatabricksMemoryLease lease = CreateScope();
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            var error = Assert.Throws<Lz4FormatException>(() => DecodeMeasuringAllocations(lease.Scope, frame, entry, out _));
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+            // DecompressOnFirstRead also downloads the compressed bytes into the pool first.
+            long download = entry == EntryPoint.DecompressOnFirstRead ? BucketOf(frame.Length) : 0;
+            _output.WriteLine($"false content size via {entry}: {allocated - download:N0} bytes allocated before failing; {error.Message}");
+            Assert.Contains("declares 400000000 bytes of content", error.Message);
+            Assert.InRange(allocated - download, 0, 2L * data.Length + FourMiB + Overhead);
+            Assert.Equal(0, lease.Scope.BufferPool.InUseBytes);
+        }
+
+        [SkippableFact]
+        public void DatabricksFramesAreSizedFromTheHeadersOnceThePoolHasAnArray()
+        {
+            // Every block but the last is full: the header bound is exact up to the last block, and with a free array
+            // of that size in the pool nothing is measured, allocated, regrown or copied.
+            Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
+            using var metrics = new MemoryMetricsRecorder();
+            (byte[] data, byte[] compressed) = Shape("databricks-4m");
+            using DatabricksMemoryLease lease = CreateScope();
+            DatabricksMemoryScope scope = lease.Scope;
+            scope.Lz4.DecompressToStream(compressed).Dispose(); // the scope's first file fills the pool
+            long allocatedByPool = metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated);
+            long measuredBefore = metrics.Sum(scope.Id, MemoryMetricsRecorder.Measured);
+
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            using MemoryStream stream = scope.Lz4.DecompressToStream(compressed);
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+            Assert.Equal(data.Length, stream.Length);
+            Assert.InRange(allocated, 0, Overhead);
+            Assert.Equal(allocatedByPool, metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated));
+            Assert.Equal(measuredBefore, metrics.Sum(scope.Id, MemoryMetricsRecorder.Measured));
+            Assert.Equal(BucketOf(5 * FourMiB), scope.BufferPool.InUseBytes); // 19 MB in 5 blocks: the header bound's bucket
+        }
+
+        private (long Allocated, byte[] Decoded) DecodeMeasuringAllocations(DatabricksMemoryScope scope, byte[] compressed, EntryPoint entry)
+        {
+            long allocated = DecodeMeasuringAllocations(scope, compressed, entry, out byte[] decoded);
+            return (allocated, decoded);
+        }
+
+        /// <summary>Bytes allocated on this thread by the decode alone (the download, for DecompressOnFirstRead, comes first).</summary>
+        private static long DecodeMeasuringAllocations(DatabricksMemoryScope scope, byte[] compressed, EntryPoint entry, out byte[] decoded)
+        {
+            long before;
+            long allocated;
+            switch (entry)
+            {
+                case EntryPoint.DecompressToStream:
+                    before = GC.GetAllocatedBytesForCurrentThread();
+                    using (MemoryStream stream = scope.Lz4.DecompressToStream(compressed))
+                    {
+                        allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+                        decoded = stream.ToArray();
+                    }
+
+                    return allocated;
+                case EntryPoint.DecompressToArray:
+                    before = GC.GetAllocatedBytesForCurrentThread();
+                    decoded = scope.Lz4.DecompressToArray(compressed);
+                    return GC.GetAllocatedBytesForCurrentThread() - before;
+                default:
+                    PooledBuffer download = scope.Lz4.ReadContentAsync(new ByteArrayContent(compressed), CancellationToken.None).GetAwaiter().GetResult();
+                    using (Stream stream = scope.Lz4.DecompressOnFirstRead(download))
+                    {
+                        before = GC.GetAllocatedBytesForCurrentThread();
+                        try
+                        {
+                            _ = stream.Length; // decodes the file
+                        }
+                        finally
+                        {
+                            allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+                        }
+
+                        decoded = new byte[stream.Length];
+                        stream.ReadExactly(decoded);
+                    }
+
+                    return allocated;
+            }
+        }
+
+        /// <summary>
+        /// About 19 MB of CloudFetch-like data in frames of the given shape. "Under a 4 MB header": liblz4 writes the
+        /// smaller blocks, then the header is relabelled to declare 4 MB blocks (a valid frame: no block exceeds it).
+        /// </summary>
+        private static (byte[] Data, byte[] Compressed) Shape(string shape)
+        {
+            byte[] data = TestData.Mixed(19 * MiB, seed: 5);
+            switch (shape)
+            {
+                case "64k-independent":
+                    return (data, UnderFourMiBHeader(data, BlockMaxSize.Max64KB, independent: true));
+                case "64k-linked":
+                    return (data, UnderFourMiBHeader(data, BlockMaxSize.Max64KB, independent: false));
+                case "256k-independent":
+                    return (data, UnderFourMiBHeader(data, BlockMaxSize.Max256KB, independent: true));
+                case "1m-linked":
+                    return (data, UnderFourMiBHeader(data, BlockMaxSize.Max1MB, independent: false));
+                case "concatenated-64k":
+                    int third = data.Length / 3;
+                    return (data, Concatenate(
+                        UnderFourMiBHeader(data.AsSpan(0, third).ToArray(), BlockMaxSize.Max64KB, independent: true),
+                        UnderFourMiBHeader(data.AsSpan(third, third).ToArray(), BlockMaxSize.Max64KB, independent: false),
+                        UnderFourMiBHeader(data.AsSpan(2 * third).ToArray(), BlockMaxSize.Max64KB, independent: true)));
+                case "databricks-4m":
+                    return (data, NativeLz4.CompressFrame(data, FrameOptions.Databricks));
+                default:
+                    throw new ArgumentOutOfRangeException(nameof(shape), shape, "unknown shape");
+            }
+        }
+
+        private static byte[] UnderFourMiBHeader(byte[] data, BlockMaxSize blocks, bool independent)
+        {
+            byte[] frame = NativeLz4.CompressFrame(data, new FrameOptions { BlockSize = blocks, IndependentBlocks = independent });
+            frame[5] = 0x70; // BD: 4 MB block maximum
+            frame[6] = HeaderChecksum(frame.AsSpan(4, 2));
+            return frame;
+        }
+
+        private static byte HeaderChecksum(ReadOnlySpan<byte> descriptor) => (byte)(K4os.Hash.xxHash.XXH32.DigestOf(descriptor) >> 8);
+    }
+}
