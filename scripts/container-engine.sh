@@ -19,20 +19,76 @@
 # CAP_SYS_RESOURCE and podman's default nofile/nproc are above the hard limits. All of that goes into a
 # containers.conf in the state directory, selected by CONTAINERS_CONF, never into /etc.
 #
-# State directory (socket, pid, log, containers.conf): $ADBC_DBX_ENGINE_DIR, default
-# ${XDG_RUNTIME_DIR:-/tmp}/adbc-dbx-engine. Image storage is podman's default (/var/lib/containers for
-# root), so images built once survive an engine restart.
+# State directory (socket, pid, log, containers.conf, engine.env): private to the caller, because it holds
+# the socket of a root-owned engine and a config the engine trusts. It is $ADBC_DBX_ENGINE_DIR when set
+# (`start` prints that export, so `env`, `status` and `stop` in the same shell find it), else
+# $XDG_RUNTIME_DIR/adbc-dbx-engine when that runtime folder is the caller's, else the repository's
+# artifacts/container-engine; if that path is too long for a unix socket, a fresh `mktemp -d` folder. The
+# script creates it with mode 0700 and refuses an existing one that is a symlink or not owned by the caller:
+# never a fixed name in a world-writable folder, where anyone could plant it first. Image storage is podman's
+# default (/var/lib/containers for root), so images built once survive an engine restart.
 set -euo pipefail
 
-state_dir="${ADBC_DBX_ENGINE_DIR:-${XDG_RUNTIME_DIR:-/tmp}/adbc-dbx-engine}"
-socket_path="$state_dir/podman.sock"
-pid_file="$state_dir/podman-service.pid"
-log_file="$state_dir/podman-service.log"
-conf_file="$state_dir/containers.conf"
-engine_env_file="$state_dir/engine.env"
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 log() { echo "container-engine: $*" >&2; }
 die() { log "error: $*"; exit 1; }
+
+# True when $1 is a real directory (not a symlink) owned by the caller.
+owned_private_dir() {
+    [ -d "$1" ] && [ ! -L "$1" ] && [ "$(stat -c %u "$1")" = "$(id -u)" ]
+}
+
+# Creates $1 with mode 0700, or accepts it if it already exists as the caller's own directory (then makes it
+# 0700). mkdir without -p for the last component fails when anything is there already, so nobody can slip a
+# folder or symlink in between the check and the use.
+make_private_dir() {
+    local dir="$1"
+    mkdir -p "$(dirname "$dir")"
+    if (umask 077 && mkdir "$dir") 2>/dev/null; then
+        return 0
+    fi
+    owned_private_dir "$dir" || die "refusing state directory $dir: it is a symlink, not a directory, or not owned by uid $(id -u)"
+    chmod 700 "$dir"
+}
+
+# The state directory for this run (see the header). A unix socket path must stay under ~108 bytes.
+choose_state_dir() {
+    if [ -n "${ADBC_DBX_ENGINE_DIR:-}" ]; then
+        echo "$ADBC_DBX_ENGINE_DIR"
+    elif [ -n "${XDG_RUNTIME_DIR:-}" ] && owned_private_dir "$XDG_RUNTIME_DIR"; then
+        echo "$XDG_RUNTIME_DIR/adbc-dbx-engine"
+    elif [ "${#repo_root}" -lt 60 ]; then
+        echo "$repo_root/artifacts/container-engine"
+    else
+        echo ""  # start makes a mktemp folder and prints it; env/status/stop then need ADBC_DBX_ENGINE_DIR
+    fi
+}
+
+state_dir="$(choose_state_dir)"
+set_state_paths() {
+    socket_path="$state_dir/podman.sock"
+    pid_file="$state_dir/podman-service.pid"
+    log_file="$state_dir/podman-service.log"
+    conf_file="$state_dir/containers.conf"
+    engine_env_file="$state_dir/engine.env"
+}
+
+# start: the state directory exists, is private, and its paths are set.
+prepare_state_dir() {
+    if [ -z "$state_dir" ]; then
+        state_dir="$(mktemp -d "${TMPDIR:-/tmp}/adbc-dbx-engine.XXXXXXXX")"
+    fi
+    make_private_dir "$state_dir"
+    set_state_paths
+}
+
+# env/status/stop: an existing state directory is used only if it is the caller's own.
+existing_state_dir() {
+    [ -n "$state_dir" ] && [ -e "$state_dir" ] || return 1
+    owned_private_dir "$state_dir" || die "refusing state directory $state_dir: it is a symlink, not a directory, or not owned by uid $(id -u)"
+    set_state_paths
+}
 
 # Answers 0 when the Docker API at $1 (unix://PATH, tcp://HOST:PORT or a bare socket path) replies OK to _ping.
 ping_engine() {
@@ -77,8 +133,6 @@ install_packages() {
 }
 
 write_containers_conf() {
-    mkdir -p "$state_dir"
-    chmod 700 "$state_dir"
     local nofile
     nofile=$(ulimit -Hn)
     # nproc: conmon ends up with a hard nproc of 32768 here, so anything above that is refused by runc.
@@ -104,6 +158,7 @@ EOF
 print_env() {
     local host="$1" kind="$2" owner="${3:-external}"
     echo "export DOCKER_HOST=$host"
+    echo "export ADBC_DBX_ENGINE_DIR=$state_dir"
     if [ "$owner" = own ]; then echo "export CONTAINERS_CONF=$conf_file"; fi
     echo "export ADBC_DBX_ENGINE_KIND=$kind"
     echo "export ADBC_DBX_ENGINE_OWNER=$owner"
@@ -112,7 +167,6 @@ print_env() {
 }
 
 save_env() {
-    mkdir -p "$state_dir"
     print_env "$@" >"$engine_env_file"
 }
 
@@ -161,6 +215,7 @@ start_podman_service() {
 }
 
 cmd_start() {
+    prepare_state_dir
     # An engine the user already has wins: DOCKER_HOST first, then the standard Docker socket.
     if [ -n "${DOCKER_HOST:-}" ] && [ "${DOCKER_HOST}" != "unix://$socket_path" ]; then
         if ping_engine "$DOCKER_HOST"; then
@@ -188,13 +243,13 @@ cmd_start() {
 }
 
 cmd_env() {
-    [ -f "$engine_env_file" ] || die "no engine set up yet: run '$0 start'"
+    existing_state_dir && [ -f "$engine_env_file" ] || die "no engine set up yet: run '$0 start'"
     cat "$engine_env_file"
 }
 
 cmd_status() {
     local host
-    if [ -f "$engine_env_file" ]; then
+    if existing_state_dir && [ -f "$engine_env_file" ]; then
         host=$(sed -n 's/^export DOCKER_HOST=//p' "$engine_env_file")
     else
         host="${DOCKER_HOST:-unix:///var/run/docker.sock}"
@@ -205,6 +260,10 @@ cmd_status() {
 }
 
 cmd_stop() {
+    if ! existing_state_dir; then
+        log "no state directory${state_dir:+ at $state_dir}: nothing started by this script to stop (set ADBC_DBX_ENGINE_DIR as start printed it)"
+        return 0
+    fi
     if service_running; then
         local pid
         pid=$(cat "$pid_file")

@@ -4,7 +4,7 @@ using System.Globalization;
 
 namespace MemoryProbe
 {
-    /// <summary>Command line: --mock-url URL --label stock|patched --scenario NAME --rows N --output FILE [--seed S] [--warmup-rows N] [--sample-every K] [--token T] [--property key=value]... [--heap-report FILE] [--never-dispose-batches]</summary>
+    /// <summary>Command line: --mock-url URL --label stock|patched --scenario NAME --rows N --output FILE [--seed S] [--warmup-rows N] [--sample-every K] [--token T] [--property key=value]... [--heap-report FILE] [--print-statement] [--never-dispose-batches]</summary>
     internal sealed class ProbeOptions
     {
         public Uri MockUrl { get; private set; } = new Uri("http://127.0.0.1:8080");
@@ -27,6 +27,12 @@ namespace MemoryProbe
 
         /// <summary>The statement: a CloudFetch result of the mock's mixed data set (about 100 bytes per row uncompressed).</summary>
         public string Statement(long rows) => string.Create(CultureInfo.InvariantCulture, $"SELECT * FROM mock.data WITH (rows={rows}, seed={Seed}, mode=cloudfetch)");
+
+        /// <summary>
+        /// Print the SQL text of the measured query (for --rows and --seed) and exit without running anything:
+        /// scripts/verify asks the mock server to prepare exactly that result before the timed runs.
+        /// </summary>
+        public bool PrintStatement { get; private set; }
 
         /// <summary>Where to write the heap report (see HeapReport), or null (the default) for none.</summary>
         public string? HeapReport { get; private set; }
@@ -59,6 +65,7 @@ namespace MemoryProbe
                     case "--output": options.Output = Value(); break;
                     case "--heap-report": options.HeapReport = Value(); break;
                     case "--never-dispose-batches": options.NeverDisposeBatches = true; break;
+                    case "--print-statement": options.PrintStatement = true; break;
                     case "--property":
                         string pair = Value();
                         int equals = pair.IndexOf('=');

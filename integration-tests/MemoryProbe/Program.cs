@@ -35,6 +35,12 @@ namespace MemoryProbe
                 return 2;
             }
 
+            if (options.PrintStatement)
+            {
+                Console.WriteLine(options.Statement(options.Rows));
+                return 0;
+            }
+
             // A small query first, through its own database: type loading, JIT and the driver's static caches are
             // then part of the baseline, so "heap after dispose" measures what one database leaves behind.
             if (options.WarmupRows > 0)

@@ -95,5 +95,38 @@ namespace DbxMem.PatchTool.Tests
             Assert.Equal(2, badSuffix.ExitCode);
             Assert.Contains("'bad suffix!' is not a valid NuGet version suffix", badSuffix.Stderr);
         }
+
+        [Fact]
+        public void Pack_WhenTheNuGetSourcesLackADependency_NamesItAndTheWayOut()
+        {
+            using FakeAdbc fake = FakeAdbc.Create();
+            Assert.Equal(0, fake.Tool("apply").ExitCode);
+            string project = fake.ReadFile(FakeAdbc.DriverProject);
+            fake.WriteFile(FakeAdbc.DriverProject, project.Replace(
+                "</Project>",
+                "  <ItemGroup>\n    <PackageReference Include=\"Dbxmem.Tests.NotServed\" Version=\"1.0.0\" />\n  </ItemGroup>\n</Project>"));
+            // An empty folder as the only source: offline, and nothing is served.
+            string emptySource = Path.Combine(fake.Root, "empty-source");
+            Directory.CreateDirectory(emptySource);
+
+            ToolResult pack = fake.Tool("pack", "--output", Path.Combine(fake.Root, "packages"), "-p", "RestoreSources=" + emptySource);
+
+            Assert.Equal(8, pack.ExitCode);
+            Assert.Contains("dotnet restore failed for " + FakeAdbc.DriverProject, pack.Stderr);
+            Assert.Contains("your NuGet sources do not serve Dbxmem.Tests.NotServed.", pack.Stderr);
+            Assert.Contains("-p TargetFrameworks=", pack.Stderr);
+        }
+
+        [Fact]
+        public void Pack_OfAnUnpatchedCheckout_PointsAtBuildForTheStockDriver_NotAtAnOptionPackLacks()
+        {
+            using FakeAdbc fake = FakeAdbc.Create();
+
+            ToolResult pack = fake.Tool("pack");
+
+            Assert.Equal(5, pack.ExitCode);
+            Assert.Contains("`scripts/patch build --allow-unpatched`", pack.Stderr);
+            Assert.DoesNotContain("pass --allow-unpatched", pack.Stderr);
+        }
     }
 }

@@ -26,7 +26,8 @@ namespace DbxMem.PatchTool
             new CommandInfo(
                 "bases",
                 "list the supported upstream tags and their commits",
-                "Lists patches/<tag>/ folders (tag, commit, number of patches). With --adbc, marks the base the checkout is at\n" +
+                "Lists patches/<tag>/ folders (tag, commit, number of patches, the shared series each includes). With --adbc,\n" +
+                "marks the base the checkout is at " +
                 "(or was patched from) and warns when the checkout's tag points elsewhere than base.json says.",
                 Array.Empty<OptionSpec>(),
                 BasesCommand.Run),
@@ -75,7 +76,9 @@ namespace DbxMem.PatchTool
                 "regenerate patches/<base-tag>/ from the patched checkout's commits",
                 "Writes one patch per commit after the overlay commit (deterministic format-patch; file name from the\n" +
                 "Patch-Filename: trailer apply adds, or from the subject), deletes patch files no longer produced, and\n" +
-                "rewrites series. Changes to the overlay folder are never exported (edit driver-overlay/ instead).",
+                "rewrites series. The commits of a shared series the tag's series includes go to patches/shared/<name>/,\n" +
+                "once, whichever of its tags is exported. Changes to the overlay folder are never exported (edit\n" +
+                "driver-overlay/ instead).",
                 new[] { new OptionSpec("check", false, "write nothing; exit 7 and list the files that would change") },
                 ExportCommand.Run),
             new CommandInfo(

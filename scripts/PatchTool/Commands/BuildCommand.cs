@@ -27,7 +27,8 @@ namespace DbxMem.PatchTool.Commands
                 throw new ToolException(
                     ExitCodes.BuildFailed,
                     $"dotnet restore failed for {relative}:\n    " + string.Join("\n    ", (errors.Count > 0 ? errors : new[] { Git.FirstLines(restore.Stdout + restore.Stderr, 12) }).Take(12)),
-                    "NU1101/NU1102/NU1603 mean a package source lacks a package or version: check your NuGet sources (`dotnet nuget list source`) or network; `-p NAME=VALUE` passes MSBuild properties");
+                    RestoreDiagnosis.Hint(restore.Stdout + restore.Stderr)
+                        ?? "check your NuGet sources (`dotnet nuget list source`) or network; `-p NAME=VALUE` passes MSBuild properties");
             }
 
             var results = BuildEach(dotnet, driver.ProjectPath, configuration, frameworks, properties);

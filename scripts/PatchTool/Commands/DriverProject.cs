@@ -59,7 +59,10 @@ namespace DbxMem.PatchTool.Commands
                     throw new ToolException(
                         ExitCodes.CheckoutState,
                         $"{checkout.Root} is not patched{(atBase == null ? "" : $" (it is at {atBase.Tag})")}.",
-                        "run `scripts/patch apply` first (or pass --allow-unpatched to build the stock driver of a supported base)");
+                        context.CommandLine.Command == "build"
+                            ? "run `scripts/patch apply` first (or pass --allow-unpatched to build the stock driver of a supported base)"
+                            // Only build takes --allow-unpatched: a hint names options of the command that printed it.
+                            : "run `scripts/patch apply` first; `scripts/patch build --allow-unpatched` builds the stock driver of a supported base");
                 }
 
                 if (atBase == null)

@@ -34,6 +34,20 @@ namespace DbxMem.PatchTool.Commands
             IReadOnlyList<(string Project, ProjectEvaluation Evaluation)> projects = ProjectClosure(dotnet, driver.ProjectPath, properties.Append(suffixProperty).ToArray());
             IReadOnlyList<string> frameworks = projects[0].Evaluation.Frameworks;
             context.Info($"Packing {projects.Count} project(s) with version suffix '{suffix}' ({configuration}) into {output}");
+            // Restore first, for every target the project declares: a dependency the NuGet sources lack is then
+            // named with the way out, instead of surfacing as one of many pack errors.
+            ProcessResult restore = dotnet.Restore(driver.ProjectPath, properties.Append(suffixProperty));
+            if (!restore.Succeeded)
+            {
+                IReadOnlyList<string> errors = Dotnet.ErrorLines(restore);
+                throw new ToolException(
+                    ExitCodes.BuildFailed,
+                    $"dotnet restore failed for {Path.GetRelativePath(driver.Checkout.Root, driver.ProjectPath).Replace('\\', '/')} (targets {string.Join(", ", frameworks)}):\n    " +
+                        string.Join("\n    ", (errors.Count > 0 ? errors : new[] { Git.FirstLines(restore.Stdout + restore.Stderr, 12) }).Take(12)),
+                    RestoreDiagnosis.Hint(restore.Stdout + restore.Stderr)
+                        ?? "check your NuGet sources (`dotnet nuget list source`) or network; `-p NAME=VALUE` passes MSBuild properties");
+            }
+
 
             var packages = new List<PackageRecord>();
             foreach ((string project, ProjectEvaluation evaluation) in projects)
@@ -52,7 +66,8 @@ namespace DbxMem.PatchTool.Commands
                     throw new ToolException(
                         ExitCodes.BuildFailed,
                         $"dotnet pack failed for {relative}:\n    " + string.Join("\n    ", (errors.Count > 0 ? errors : new[] { Git.FirstLines(pack.Stdout + pack.Stderr, 12) }).Take(12)),
-                        "run `scripts/patch build` to see which target fails; pack needs every target of the project to build");
+                        RestoreDiagnosis.Hint(pack.Stdout + pack.Stderr)
+                            ?? "run `scripts/patch build` to see which target fails; pack needs every target of the project to build");
                 }
 
                 string file = Path.Combine(output, $"{evaluation.PackageId}.{evaluation.PackageVersion}.nupkg");

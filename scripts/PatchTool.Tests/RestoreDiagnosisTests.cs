@@ -1,0 +1,50 @@
+using DbxMem.PatchTool.Infrastructure;
+using Xunit;
+
+namespace DbxMem.PatchTool.Tests
+{
+    /// <summary>
+    /// The restore output of a tag-21 checkout on a partial NuGet source (captured 2026-11-23): the hint names the
+    /// packages and only options that build and pack accept.
+    /// </summary>
+    public class RestoreDiagnosisTests
+    {
+        private const string Substituted =
+            "/src/csharp/src/Drivers/Databricks/Apache.Arrow.Adbc.Drivers.Databricks.csproj : error NU1603: Warning As Error: Apache.Arrow.Adbc.Drivers.Apache depends on ApacheThrift (>= 0.22.0) but ApacheThrift 0.22.0 was not found. ApacheThrift 0.25.0 was resolved instead.\n" +
+            "/src/csharp/src/Drivers/Databricks/Apache.Arrow.Adbc.Drivers.Databricks.csproj : error NU1603: Warning As Error: ApacheThrift 0.25.0 depends on System.Net.Http.WinHttpHandler (>= 10.0.10) but System.Net.Http.WinHttpHandler 10.0.10 was not found. System.Net.Http.WinHttpHandler 10.0.14 was resolved instead.\n";
+
+        private const string NotServed =
+            "/src/csharp/src/Drivers/Apache/Apache.Arrow.Adbc.Drivers.Apache.csproj : error NU1101: Unable to find package System.IO.Pipes.AccessControl. No packages exist with this id in source(s): nuget.org [/src/x.csproj]\n";
+
+        [Fact]
+        public void ASubstitutedPinnedVersion_IsNamed_WithTheWayToAcceptIt()
+        {
+            string? hint = RestoreDiagnosis.Hint(Substituted);
+
+            Assert.NotNull(hint);
+            Assert.Contains("ApacheThrift 0.25.0 for the pinned 0.22.0", hint);
+            Assert.Contains("System.Net.Http.WinHttpHandler 10.0.14 for the pinned 10.0.10", hint);
+            Assert.Contains("`-p WarningsNotAsErrors=NU1603`", hint);
+            Assert.DoesNotContain("TargetFrameworks", hint);
+        }
+
+        [Fact]
+        public void APackageNotServed_IsNamed_WithASourceOrFewerTargetsAsTheWayOut()
+        {
+            string? hint = RestoreDiagnosis.Hint(NotServed + Substituted);
+
+            Assert.Equal(new[] { "System.IO.Pipes.AccessControl" }, RestoreDiagnosis.MissingPackages(NotServed));
+            Assert.NotNull(hint);
+            Assert.Contains("do not serve System.IO.Pipes.AccessControl.", hint);
+            Assert.Contains("`-p RestoreAdditionalProjectSources=URL_OR_FOLDER`", hint);
+            Assert.Contains("`-p TargetFrameworks=net8.0`", hint);
+            Assert.Contains("`-p WarningsNotAsErrors=NU1603`", hint);
+        }
+
+        [Fact]
+        public void OtherRestoreErrors_GetNoPackageHint()
+        {
+            Assert.Null(RestoreDiagnosis.Hint("error NU1301: Unable to load the service index for source https://api.nuget.org/v3/index.json."));
+        }
+    }
+}
