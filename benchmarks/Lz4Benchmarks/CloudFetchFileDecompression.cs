@@ -1,157 +1,131 @@
 using System;
-using System.Buffers;
 using System.IO;
 using Apache.Arrow.Adbc.Drivers.Databricks;
 using BenchmarkDotNet.Attributes;
-using Lz4Reference;
-using Microsoft.IO;
 
 namespace Lz4Benchmarks
 {
     /// <summary>
-    /// Decompressing one CloudFetch file into something an Arrow stream reader can read, four ways:
-    /// (a) tag 21: a K4os-shaped decoder stream copied (80 KB at a time) into a growing MemoryStream;
-    /// (b) tag 22: the same stream with buffers from a database-scoped ArrayPool.Create(4 MiB, 10), copied into a
-    ///     RecyclableMemoryStream from a default manager;
-    /// (c) the overlay: the decoded length bounded from the frame headers, then frames decoded straight into one
-    ///     array of that size from the scope's pool;
-    /// (d) the floor: the same blocks decoded by the block codec into a preallocated buffer (no frame parsing,
-    ///     no stream), managed (the overlay's codec) and native (liblz4).
-    /// Every path's output length is returned so the JIT cannot drop the work; Validate() checks the bytes.
+    /// One CloudFetch file from downloaded bytes to a stream the Arrow reader has read to the end, the ways the
+    /// driver has done it, against the floors:
+    /// (a) tag 21 as shipped (<see cref="Tag21Path"/>): K4os' LZ4Stream into a growing MemoryStream;
+    /// (b) tag 22 as shipped (<see cref="Tag22Path"/>): K4os' frame reader with a pooled block buffer into a
+    ///     RecyclableMemoryStream;
+    /// (c) the overlay as shipped: one database scope, DecompressToStream per file, the stream read and disposed;
+    /// (d) K4os' block codec per block into a preallocated buffer, without and with the XXH32 content checksum;
+    /// (d') the same with liblz4.
+    /// (a)-(c) are read to the end through <see cref="ReadToEnd"/>, as the Arrow reader reads its input; every path
+    /// returns its output length so the JIT cannot drop the work, and <see cref="Validate"/> checks the bytes.
     /// </summary>
     [MemoryDiagnoser]
     public class CloudFetchFileDecompression
     {
-        private const int CopyBufferSize = 81920; // what the upstream driver passes to CopyTo
+        /// <summary>What the Arrow stream reader reads at a time is a message body, about a batch; 1 MiB stands in for it.</summary>
+        private const int ReadChunk = 1024 * 1024;
 
+        private readonly byte[] _readBuffer = new byte[ReadChunk];
         private BenchmarkInput _input = null!;
-        private ArrayPool<byte> _tag22Pool = null!;
-        private RecyclableMemoryStreamManager _tag22Manager = null!;
+        private Tag22Path _tag22 = null!;
         private DatabricksMemoryLease _scope = null!;
-        private byte[] _floorOutput = null!;
+        private BlockFloors _floors = null!;
 
-        [Params(Framings.Databricks, Framings.Linked64K)]
+        [ParamsSource(nameof(AllFramings))]
         public string Framing { get; set; } = Framings.Databricks;
+
+        public static string[] AllFramings => Framings.All;
+
+        internal BenchmarkInput Input => _input;
 
         [GlobalSetup]
         public void Setup()
         {
             _input = BenchmarkInput.Create(Framing);
-            _tag22Pool = ArrayPool<byte>.Create(4 * 1024 * 1024, 10);
-            _tag22Manager = new RecyclableMemoryStreamManager();
+            _tag22 = new Tag22Path();
             _scope = DatabricksMemoryScope.Create(null);
-            _floorOutput = new byte[_input.Original.Length + 64];
+            _floors = new BlockFloors(_input);
             Validate();
         }
 
         [GlobalCleanup]
         public void Cleanup() => _scope.Dispose();
 
-        [Benchmark(Description = "(a) tag 21: decoder stream -> MemoryStream")]
+        [Benchmark(Description = "(a) tag 21: K4os LZ4Stream -> MemoryStream, read")]
         public long Tag21()
         {
-            using var decoder = new BlockBufferedFrameStream(_input.Compressed, size => new byte[size], _ => { });
-            var output = new MemoryStream();
-            decoder.CopyTo(output, CopyBufferSize);
-            return output.Length;
+            using MemoryStream output = Tag21Path.DecompressAsync(_input.Compressed).GetAwaiter().GetResult();
+            return ReadToEnd(output);
         }
 
-        [Benchmark(Baseline = true, Description = "(b) tag 22: pooled decoder stream -> RecyclableMemoryStream")]
+        [Benchmark(Baseline = true, Description = "(b) tag 22: K4os pooled frame reader -> RecyclableMemoryStream, read")]
         public long Tag22()
         {
-            using var decoder = new BlockBufferedFrameStream(_input.Compressed, size => _tag22Pool.Rent(size), buffer => _tag22Pool.Return(buffer, clearArray: true));
-            using var output = _tag22Manager.GetStream();
-            decoder.CopyTo(output, CopyBufferSize);
-            return output.Length;
+            using Stream output = _tag22.DecompressAsync(_input.Compressed).GetAwaiter().GetResult();
+            return ReadToEnd(output);
         }
 
-        [Benchmark(Description = "(c) overlay: direct decode into pooled stream")]
+        [Benchmark(Description = "(c) overlay: DecompressToStream, read")]
         public long Overlay()
+        {
+            using MemoryStream output = _scope.Scope.Lz4.DecompressToStream(_input.Compressed);
+            return ReadToEnd(output);
+        }
+
+        [Benchmark(Description = "(c0) overlay: DecompressToStream, not read")]
+        public long OverlayDecodeOnly()
         {
             using MemoryStream output = _scope.Scope.Lz4.DecompressToStream(_input.Compressed);
             return output.Length;
         }
 
-        [Benchmark(Description = "(c') overlay with exact size hint")]
-        public long OverlayWithHint()
-        {
-            using MemoryStream output = _scope.Scope.Lz4.DecompressToStream(_input.Compressed, _input.Original.Length);
-            return output.Length;
-        }
+        [Benchmark(Description = "(d) floor: K4os LZ4Codec.Decode per block, preallocated")]
+        public long FloorK4os() => _floors.K4os();
 
-        [Benchmark(Description = "(d) floor: overlay block codec, preallocated")]
-        public long FloorManaged()
+        [Benchmark(Description = "(d+xxh) floor with XXH32 of the output")]
+        public long FloorK4osWithChecksum() => _floors.K4osWithContentChecksum();
+
+        [Benchmark(Description = "(d') floor: liblz4 per block, preallocated")]
+        public long FloorNative() => _floors.Native();
+
+        /// <summary>Reads a stream to its end through a reused buffer with Read(Span), as the Arrow stream reader does.</summary>
+        private long ReadToEnd(Stream stream)
         {
-            int written = 0;
-            foreach ((bool stored, ArraySegment<byte> block) in _input.Blocks)
+            long total = 0;
+            int read;
+            while ((read = stream.Read(_readBuffer.AsSpan())) > 0)
             {
-                if (stored)
-                {
-                    block.AsSpan().CopyTo(_floorOutput.AsSpan(written));
-                    written += block.Count;
-                }
-                else
-                {
-                    written += Lz4BlockDecoder.Decode(block, _floorOutput, written, _input.IndependentBlocks ? written : 0, out _, out _);
-                }
+                total += read;
             }
 
-            return written;
-        }
-
-        [Benchmark(Description = "(d') floor: liblz4 block decode, preallocated")]
-        public long FloorNative()
-        {
-            int written = 0;
-            foreach ((bool stored, ArraySegment<byte> block) in _input.Blocks)
-            {
-                if (stored)
-                {
-                    block.AsSpan().CopyTo(_floorOutput.AsSpan(written));
-                    written += block.Count;
-                }
-                else if (_input.IndependentBlocks)
-                {
-                    written += NativeLz4.DecompressBlock(block, _floorOutput.AsSpan(written));
-                }
-                else
-                {
-                    int dictionary = Math.Min(written, 64 * 1024);
-                    written += NativeLz4.DecompressBlock(block, _floorOutput.AsSpan(written), _floorOutput.AsSpan(written - dictionary, dictionary));
-                }
-            }
-
-            return written;
+            return total;
         }
 
         /// <summary>Every path must produce the original bytes; a benchmark of a wrong decoder is worthless.</summary>
         private void Validate()
         {
-            byte[] expected = _input.Original;
-            Check("tag21", Drain(new BlockBufferedFrameStream(_input.Compressed, size => new byte[size], _ => { })));
-            using (MemoryStream overlay = _scope.Scope.Lz4.DecompressToStream(_input.Compressed))
+            using (MemoryStream tag21 = Tag21Path.DecompressAsync(_input.Compressed).GetAwaiter().GetResult())
             {
-                Check("overlay", overlay.ToArray());
+                Check("(a) tag 21", tag21.ToArray());
             }
 
-            Check("floor-managed", _floorOutput.AsSpan(0, (int)FloorManaged()).ToArray());
-            Check("floor-native", _floorOutput.AsSpan(0, (int)FloorNative()).ToArray());
+            using (MemoryStream tag22 = _tag22.DecompressAsync(_input.Compressed).GetAwaiter().GetResult())
+            {
+                Check("(b) tag 22", tag22.ToArray());
+            }
+
+            using (MemoryStream overlay = _scope.Scope.Lz4.DecompressToStream(_input.Compressed))
+            {
+                Check("(c) overlay", overlay.ToArray());
+            }
+
+            Check("(d) floor", _floors.Output(_floors.K4os()).ToArray());
+            Check("(d+xxh) floor", _floors.Output(_floors.K4osWithContentChecksum()).ToArray());
+            Check("(d') floor", _floors.Output(_floors.Native()).ToArray());
 
             void Check(string path, byte[] actual)
             {
-                if (!actual.AsSpan().SequenceEqual(expected))
+                if (!actual.AsSpan().SequenceEqual(_input.Original))
                 {
                     throw new InvalidOperationException($"{path} produced wrong output for {Framing}");
-                }
-            }
-
-            static byte[] Drain(Stream stream)
-            {
-                using (stream)
-                {
-                    var output = new MemoryStream();
-                    stream.CopyTo(output);
-                    return output.ToArray();
                 }
             }
         }

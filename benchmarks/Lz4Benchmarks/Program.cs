@@ -1,3 +1,6 @@
+using System;
+using System.Globalization;
+using System.Linq;
 using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Jobs;
@@ -9,26 +12,25 @@ namespace Lz4Benchmarks
     public static class Program
     {
         /// <summary>
-        /// In-process toolchain: BenchmarkDotNet 0.14 (the newest the mirror serves) does not know .NET 10 and
-        /// cannot generate a child project for it; the in-process emit toolchain measures in this process instead.
+        /// `--interleaved [rounds]`: the round-robin side-by-side comparison (see <see cref="InterleavedComparison"/>),
+        /// the mode whose ratios the README reports. Anything else goes to BenchmarkDotNet, one path at a time, in a
+        /// child process per benchmark as BenchmarkDotNet prefers; `--in-process` measures in this process instead
+        /// (no child build, for machines where that is slow).
         /// </summary>
         public static void Main(string[] args)
         {
-            // `--interleaved [rounds]`: the round-robin side-by-side comparison (see InterleavedComparison).
             if (args.Length > 0 && args[0] == "--interleaved")
             {
-                InterleavedComparison.Run(args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 60);
+                InterleavedComparison.Run(args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 60);
                 return;
             }
 
+            bool inProcess = args.Contains("--in-process");
+            Job job = Job.Default.WithWarmupCount(3).WithIterationCount(15);
             IConfig config = DefaultConfig.Instance
-                .AddJob(Job.Default
-                    .WithToolchain(InProcessEmitToolchain.Instance)
-                    .WithWarmupCount(3)
-                    .WithIterationCount(15))
-                .AddColumn(StatisticColumn.Median)
-                .WithOptions(ConfigOptions.DisableOptimizationsValidator);
-            BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, config);
+                .AddJob(inProcess ? job.WithToolchain(InProcessEmitToolchain.Instance) : job)
+                .AddColumn(StatisticColumn.Median);
+            BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args.Where(a => a != "--in-process").ToArray(), config);
         }
     }
 }

@@ -68,39 +68,14 @@ namespace Harness.Support
         private void Check(RecordBatch batch)
         {
             Batches++;
-            if (batch.ColumnCount != _generator.Schema.Fields.Count)
+            if (batch.ColumnCount != _generator.Schema.FieldsList.Count)
             {
-                AddError($"batch {Batches} has {batch.ColumnCount} columns, expected {_generator.Schema.Fields.Count}");
+                AddError($"batch {Batches} has {batch.ColumnCount} columns, expected {_generator.Schema.FieldsList.Count}");
                 Rows += batch.Length;
                 return;
             }
 
-            for (int i = 0; i < batch.Length; i++)
-            {
-                long row = Rows + i;
-                if (row % _sampleEvery != 0 && i != batch.Length - 1)
-                {
-                    continue;
-                }
-
-                if (row >= _generator.Spec.Rows)
-                {
-                    AddError($"row {row} is beyond the data set's {_generator.Spec.Rows} rows");
-                    break;
-                }
-
-                for (int column = 0; column < batch.ColumnCount; column++)
-                {
-                    object? expected = _generator.GetValue(row, column);
-                    object? actual = ArrowValues.Get(batch.Column(column), i);
-                    ValuesChecked++;
-                    if (!ArrowValues.AreEqual(expected, actual))
-                    {
-                        AddError($"row {row}, column {_generator.Schema.Fields[column].Name}: expected {expected ?? "null"}, got {actual ?? "null"}");
-                    }
-                }
-            }
-
+            ValuesChecked += ArrowValues.CompareWithGenerator(batch, Rows, _generator, AddError, _sampleEvery);
             Rows += batch.Length;
         }
 

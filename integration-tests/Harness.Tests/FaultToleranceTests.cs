@@ -129,7 +129,9 @@ namespace Harness.Tests
         [Fact]
         public void WrongTokenIsUnauthorized()
         {
-            AdbcException error = Assert.ThrowsAny<AdbcException>(() =>
+            // Driver behaviour (tag 21, observed): a plain AdbcException (not a subclass) with status Unauthorized that
+            // names the HTTP status the server sent.
+            AdbcException error = Assert.Throws<AdbcException>(() =>
                 Bounded.Run(() =>
                 {
                     using AdbcDatabase database = _fixture.OpenDatabase(token: "not-the-token");
@@ -137,6 +139,10 @@ namespace Harness.Tests
                 }, Bounded.Query, "connect with a wrong token"));
             _output.WriteLine(AllMessages(error));
             Assert.Equal(AdbcStatusCode.Unauthorized, error.Status);
+            Assert.StartsWith(
+                "Couldn't connect to server: System.Net.Http.HttpRequestException: Response status code does not indicate success: 401 (Unauthorized).",
+                error.Message,
+                StringComparison.Ordinal);
         }
 
         [Theory]

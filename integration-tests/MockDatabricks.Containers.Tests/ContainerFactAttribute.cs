@@ -1,6 +1,7 @@
 using System;
 using System.Threading;
 using System.Threading.Tasks;
+using Docker.DotNet;
 using Xunit;
 
 namespace MockDatabricks.Containers.Tests;
@@ -29,24 +30,27 @@ public sealed class ContainerFactAttribute : FactAttribute
 
     private static string? FindMissingPrerequisite()
     {
-        if (!MockServerContainer.IsEngineReachable(out string reason))
-        {
-            return reason;
-        }
-
-        string image = MockServerContainer.ResolveImage(null);
+        string image = MockServerContainers.ResolveImage(null);
         try
         {
-            bool exists = Task.Run(async () =>
+            return Task.Run(async () =>
             {
-                using var engine = new DockerApiClient(DockerEndpoint.FromEnvironment(), TimeSpan.FromSeconds(10));
-                return await engine.ImageExistsAsync(image, CancellationToken.None).ConfigureAwait(false);
+                using DockerClient engine = EngineClient.Create();
+                await engine.System.PingAsync().ConfigureAwait(false);
+                try
+                {
+                    await engine.Images.InspectImageAsync(image).ConfigureAwait(false);
+                    return (string?)null;
+                }
+                catch (DockerImageNotFoundException)
+                {
+                    return $"image '{image}' not found in the container engine: build it with scripts/build-images.sh";
+                }
             }).GetAwaiter().GetResult();
-            return exists ? null : $"image '{image}' not found in {reason}: build it with scripts/build-images.sh";
         }
         catch (Exception e)
         {
-            return $"could not inspect image '{image}' in {reason}: {e.Message}";
+            return $"no container engine: {e.Message}";
         }
     }
 }

@@ -5,6 +5,7 @@ using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Net.Http;
+using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using MockDatabricks.Protocol.Cli;
@@ -30,10 +31,18 @@ await using MockServerHandle server = url != null
     ? new MockServerHandle(new Uri(url), Environment.GetEnvironmentVariable("MOCK_DATABRICKS_TOKEN") ?? MockServerLauncher.DefaultToken, MockServerMode.Url, null)
     : await MockServerLauncher.StartProcessAsync();
 
-// 8 files of about 20 MB (Databricks' file size), LZ4-compressed as Databricks sends them.
+// 8 files of about 20 MB (Databricks' file size), LZ4-compressed as Databricks sends them, generated before
+// anything is timed (POST /admin/datasets/prepare) and then served from the server's cache.
+const string Statement = "SELECT * FROM mock.data WITH (rows=1600000, seed=1, mode=cloudfetch)";
+using var admin = new AdminClient(server.BaseUrl);
+using (HttpResponseMessage prepared = await admin.PrepareAsync(Statement))
+{
+    Console.WriteLine("prepared: " + await prepared.EnsureSuccessStatusCode().Content.ReadAsStringAsync());
+}
+
 using MockDatabricksClient client = MockDatabricksClient.For(server);
 TSessionHandle session = (await client.OpenSessionAsync()).SessionHandle!;
-TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, "SELECT * FROM mock.data WITH (rows=1600000, seed=1, mode=cloudfetch)", new ExecuteOptions { DirectMaxRows = 100_000_000 });
+TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, Statement, new ExecuteOptions { DirectMaxRows = 100_000_000 });
 var links = executed.DirectResults!.ResultSet!.Results!.ResultLinks!;
 long setBytes = links.Sum(l => l.BytesNum);
 Console.WriteLine($"files: {links.Count}, stored bytes per pass: {setBytes / 1e6:F1} MB (LZ4), concurrency {concurrency}, {seconds} s");
@@ -76,7 +85,13 @@ string serverPart = serverProcess != null
 Console.WriteLine(FormattableString.Invariant(
     $"LoadCheck: {total / 1e9:F2} GB in {requests} GETs over {elapsed:F1} s = {total / elapsed / 1e9:F2} GB/s ({total / elapsed / (1 << 30):F2} GiB/s) served to HttpClient on loopback, concurrency {concurrency}")
     + serverPart + "; load average " + File.ReadAllText("/proc/loadavg").Split(' ')[0]);
-return 0;
+
+// Every GET must have been served from the cache: each file generated exactly once.
+using JsonDocument datasets = await admin.GetJsonAsync("/admin/datasets");
+int builds = datasets.RootElement.GetProperty("datasets").EnumerateArray()
+    .First(d => d.GetProperty("key").GetString()!.StartsWith("rows=1600000;seed=1;", StringComparison.Ordinal)).GetProperty("fileBuilds").GetInt32();
+Console.WriteLine($"files generated: {builds} for {links.Count} files");
+return builds == links.Count ? 0 : 1;
 
 async Task<long> Drain(string link)
 {

@@ -31,9 +31,13 @@ namespace MockDatabricks.Testing
         private static readonly JsonSerializerOptions s_json = new JsonSerializerOptions(JsonSerializerDefaults.Web);
         private readonly HttpClient _http;
 
+        // Preparing a result of a few GB takes minutes on a busy 2-core machine; everything else answers at once.
+        private readonly HttpClient _prepareHttp;
+
         public AdminClient(Uri baseUrl)
         {
             _http = new HttpClient { BaseAddress = baseUrl, Timeout = TimeSpan.FromSeconds(30) };
+            _prepareHttp = new HttpClient { BaseAddress = baseUrl, Timeout = TimeSpan.FromMinutes(15) };
         }
 
         public async Task<List<JournalEntry>> JournalAsync(string? session = null, string? operation = null, string? tag = null, string? kind = null, CancellationToken cancellationToken = default)
@@ -64,10 +68,18 @@ namespace MockDatabricks.Testing
         public async Task ClearFaultsAsync(CancellationToken cancellationToken = default) =>
             (await _http.DeleteAsync("/admin/faults", cancellationToken).ConfigureAwait(false)).EnsureSuccessStatusCode();
 
+        /// <summary>POST /admin/datasets/prepare: returns once every file or inline batch of the statement's result is cached.</summary>
+        public async Task<HttpResponseMessage> PrepareAsync(string statement, CancellationToken cancellationToken = default) =>
+            await _prepareHttp.PostAsJsonAsync("/admin/datasets/prepare", new { statement }, s_json, cancellationToken).ConfigureAwait(false);
+
         public async Task<JsonDocument> GetJsonAsync(string path, CancellationToken cancellationToken = default) =>
             JsonDocument.Parse(await _http.GetStringAsync(path, cancellationToken).ConfigureAwait(false));
 
-        public void Dispose() => _http.Dispose();
+        public void Dispose()
+        {
+            _http.Dispose();
+            _prepareHttp.Dispose();
+        }
 
         private sealed record JournalPage(List<JournalEntry> Entries);
     }

@@ -5,7 +5,8 @@ using System.Net;
 using System.Net.Http;
 using System.Threading;
 using System.Threading.Tasks;
-using MockDatabricks.Protocol.Arrow;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
 using MockDatabricks.Protocol.Cli;
 
 namespace MockDatabricks.Testing
@@ -17,7 +18,7 @@ namespace MockDatabricks.Testing
 
         public string OperationId => Operation.OperationId.ToHex();
 
-        public required ArrowSchema Schema { get; init; }
+        public required Schema Schema { get; init; }
 
         public required TGetResultSetMetadataResp Metadata { get; init; }
 
@@ -25,7 +26,8 @@ namespace MockDatabricks.Testing
 
         public bool CloudFetch { get; set; }
 
-        public List<ArrowRecordBatchData> Batches { get; } = new List<ArrowRecordBatchData>();
+        /// <summary>Every record batch, as Apache.Arrow's readers decoded it (the driver's readers).</summary>
+        public List<RecordBatch> Batches { get; } = new List<RecordBatch>();
 
         /// <summary>Every link received, in order (refreshed links included).</summary>
         public List<TSparkArrowResultLink> Links { get; } = new List<TSparkArrowResultLink>();
@@ -39,9 +41,13 @@ namespace MockDatabricks.Testing
 
     /// <summary>
     /// Reads a query result the way the ADBC Databricks driver (tag apache-arrow-adbc-21) does: direct results or
-    /// polling + GetResultSetMetadata + FetchResults, CloudFetch links followed with startRowOffset, refresh with
-    /// maxRows=1 for expiring links and after 401/403, up to 3 download attempts per file, LZ4 frames decoded with
-    /// the given decoder. Downloads are sequential: order and retries are what the tests check, not speed.
+    /// polling + GetResultSetMetadata + FetchResults, CloudFetch links followed with startRowOffset, a refresh
+    /// (FetchResults maxRows=1 at the file's offset) only for links within 60 s of expiry, up to 3 download attempts
+    /// per file, LZ4 frames decoded with the given decoder. As observed with the tag-21 driver through the mock: a 401/403
+    /// on a live link is retried with the same URL (the driver's fetcher answers the refresh request from its cache),
+    /// and a final failure is the last HttpRequestException/IOException as it is, except after 401/403, where it is an
+    /// InvalidOperationException "Failed to download file from &lt;url&gt; after N attempts". Downloads are sequential:
+    /// order and retries are what the tests check, not speed.
     /// </summary>
     public sealed class DriverLikeReader
     {
@@ -86,7 +92,7 @@ namespace MockDatabricks.Testing
             {
                 Operation = operation,
                 Metadata = metadata,
-                Schema = ArrowIpcReader.ReadSchema(metadata.ArrowSchema ?? throw new InvalidOperationException("Metadata without arrowSchema.")),
+                Schema = ReadSchema(metadata.ArrowSchema ?? throw new InvalidOperationException("Metadata without arrowSchema.")),
                 UsedDirectResults = finishedDirectly,
             };
             bool lz4 = metadata.Lz4Compressed == true;
@@ -144,7 +150,8 @@ namespace MockDatabricks.Testing
                     }
 
                     byte[] bytes = lz4 ? _lz4FrameDecoder(batch.Batch.ToArray()) : batch.Batch.ToArray();
-                    ArrowRecordBatchData decoded = ArrowIpcReader.ReadRecordBatch(bytes, outcome.Schema);
+                    // What the driver's DatabricksReader does with each inline batch: decode it against the metadata schema.
+                    RecordBatch decoded = ArrowSerializationHelpers.DeserializeRecordBatch(outcome.Schema, bytes);
                     if (decoded.Length != batch.RowCount)
                     {
                         throw new InvalidOperationException($"Inline batch says {batch.RowCount} rows, holds {decoded.Length}.");
@@ -209,12 +216,13 @@ namespace MockDatabricks.Testing
 
         private async Task DownloadFileAsync(QueryOutcome outcome, TSparkArrowResultLink link, bool lz4, CancellationToken cancellationToken)
         {
-            if (DateTimeOffset.UtcNow + s_expiryBuffer >= DateTimeOffset.FromUnixTimeMilliseconds(link.ExpiryTime))
+            if (IsNearExpiry(link))
             {
                 link = await RefreshAsync(outcome, link, cancellationToken).ConfigureAwait(false) ?? link;
             }
 
             Exception? last = null;
+            bool refused = false;
             for (int attempt = 1; attempt <= MaxDownloadAttempts; attempt++)
             {
                 outcome.DownloadAttempts++;
@@ -226,29 +234,63 @@ namespace MockDatabricks.Testing
                 catch (HttpRequestException ex) when (ex.StatusCode is HttpStatusCode.Unauthorized or HttpStatusCode.Forbidden)
                 {
                     last = ex;
-                    link = await RefreshAsync(outcome, link, cancellationToken).ConfigureAwait(false) ?? link;
+                    refused = true;
+                    if (IsNearExpiry(link))
+                    {
+                        link = await RefreshAsync(outcome, link, cancellationToken).ConfigureAwait(false) ?? link;
+                    }
+
                     continue;
                 }
                 catch (Exception ex) when (ex is HttpRequestException or System.IO.IOException && !cancellationToken.IsCancellationRequested)
                 {
                     last = ex;
+                    refused = false;
                     continue;
                 }
 
                 // Decoding errors are not retried: a corrupt file must fail the query, not be fetched again.
                 byte[] ipc = lz4 ? _lz4FrameDecoder(body) : body;
-                ArrowStreamContents contents = ArrowIpcReader.ReadStream(ipc);
-                long rows = contents.Batches.Sum(b => (long)b.Length);
+                List<RecordBatch> batches = ReadStream(ipc);
+                long rows = batches.Sum(b => (long)b.Length);
                 if (rows != link.RowCount)
                 {
                     throw new InvalidOperationException($"File at row {link.StartRowOffset} says {link.RowCount} rows, holds {rows}.");
                 }
 
-                outcome.Batches.AddRange(contents.Batches);
+                outcome.Batches.AddRange(batches);
                 return;
             }
 
-            throw new CloudFetchDownloadException($"Failed to download file at row {link.StartRowOffset} after {MaxDownloadAttempts} attempts: {last?.Message}", last);
+            if (refused)
+            {
+                throw new InvalidOperationException($"Failed to download file from {link.FileLink} after {MaxDownloadAttempts} attempts", last);
+            }
+
+            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(last!);
+        }
+
+        private static bool IsNearExpiry(TSparkArrowResultLink link) =>
+            DateTimeOffset.UtcNow + s_expiryBuffer >= DateTimeOffset.FromUnixTimeMilliseconds(link.ExpiryTime);
+
+        /// <summary>The arrowSchema metadata, read as the driver's DatabricksSchemaParser reads it.</summary>
+        private static Schema ReadSchema(byte[] arrowSchema)
+        {
+            using var reader = new ArrowStreamReader(new System.IO.MemoryStream(arrowSchema));
+            return reader.Schema;
+        }
+
+        /// <summary>A whole CloudFetch file through ArrowStreamReader(Stream), as the driver's CloudFetchReader reads it.</summary>
+        private static List<RecordBatch> ReadStream(byte[] ipc)
+        {
+            using var reader = new ArrowStreamReader(new System.IO.MemoryStream(ipc));
+            var batches = new List<RecordBatch>();
+            while (reader.ReadNextRecordBatch() is RecordBatch batch)
+            {
+                batches.Add(batch);
+            }
+
+            return batches;
         }
 
         private async Task<TSparkArrowResultLink?> RefreshAsync(QueryOutcome outcome, TSparkArrowResultLink link, CancellationToken cancellationToken)
@@ -275,14 +317,6 @@ namespace MockDatabricks.Testing
             {
                 throw new ThriftStatusException(method, status);
             }
-        }
-    }
-
-    public sealed class CloudFetchDownloadException : Exception
-    {
-        public CloudFetchDownloadException(string message, Exception? inner)
-            : base(message, inner)
-        {
         }
     }
 

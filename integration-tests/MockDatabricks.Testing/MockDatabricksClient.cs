@@ -7,6 +7,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Thrift;
+using Thrift.Protocol;
 
 namespace MockDatabricks.Testing
 {
@@ -62,11 +63,12 @@ namespace MockDatabricks.Testing
 
         public static MockDatabricksClient For(MockServerHandle server, string? token = null) => new MockDatabricksClient(server.WarehouseUrl(), token ?? server.Token);
 
-        public async Task<T> CallAsync<T>(string method, IThriftStruct request, Func<ThriftReader, T> readResponse, CancellationToken cancellationToken = default)
+        public async Task<T> CallAsync<T>(string method, IThriftStruct request, Func<TProtocol, CancellationToken, Task<T>> readResponse, CancellationToken cancellationToken = default)
             where T : class
         {
-            byte[] body = ThriftMessages.EncodeCall(method, Interlocked.Increment(ref _sequenceId), request);
-            return ThriftMessages.DecodeReply(await PostRawAsync(body, cancellationToken).ConfigureAwait(false), method, readResponse);
+            byte[] body = await ThriftMessages.EncodeCallAsync(method, Interlocked.Increment(ref _sequenceId), request, cancellationToken).ConfigureAwait(false);
+            byte[] reply = await PostRawAsync(body, cancellationToken).ConfigureAwait(false);
+            return await ThriftMessages.DecodeReplyAsync(reply, method, readResponse, cancellationToken).ConfigureAwait(false);
         }
 
         /// <summary>Posts arbitrary bytes to the Thrift endpoint (for malformed-request tests); throws <see cref="ThriftHttpException"/> on non-2xx.</summary>
@@ -93,7 +95,7 @@ namespace MockDatabricks.Testing
                 CanUseMultipleCatalogs = true,
                 InitialNamespace = new TNamespace { SchemaName = "default" },
                 Configuration = new() { ["spark.thriftserver.arrowBasedRowSet.timestampAsString"] = "false" },
-            }, TOpenSessionResp.Read, cancellationToken);
+            }, TOpenSessionResp.ReadAsync, cancellationToken);
 
         public Task<TExecuteStatementResp> ExecuteStatementAsync(TSessionHandle session, string statement, ExecuteOptions? options = null, CancellationToken cancellationToken = default)
         {
@@ -110,14 +112,14 @@ namespace MockDatabricks.Testing
                 CanDecompressLZ4Result = options.CanDecompressLz4,
                 MaxBytesPerFile = options.MaxBytesPerFile,
                 UseArrowNativeTypes = new TSparkArrowTypes { TimestampAsArrow = true, DecimalAsArrow = true, ComplexTypesAsArrow = false, IntervalTypesAsArrow = false },
-            }, TExecuteStatementResp.Read, cancellationToken);
+            }, TExecuteStatementResp.ReadAsync, cancellationToken);
         }
 
         public Task<TGetOperationStatusResp> GetOperationStatusAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
-            CallAsync("GetOperationStatus", new TGetOperationStatusReq { OperationHandle = operation }, TGetOperationStatusResp.Read, cancellationToken);
+            CallAsync("GetOperationStatus", new TGetOperationStatusReq { OperationHandle = operation }, TGetOperationStatusResp.ReadAsync, cancellationToken);
 
         public Task<TGetResultSetMetadataResp> GetResultSetMetadataAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
-            CallAsync("GetResultSetMetadata", new TGetResultSetMetadataReq { OperationHandle = operation }, TGetResultSetMetadataResp.Read, cancellationToken);
+            CallAsync("GetResultSetMetadata", new TGetResultSetMetadataReq { OperationHandle = operation }, TGetResultSetMetadataResp.ReadAsync, cancellationToken);
 
         public Task<TFetchResultsResp> FetchResultsAsync(TOperationHandle operation, long maxRows, long? startRowOffset = null, long? maxBytes = null, CancellationToken cancellationToken = default) =>
             CallAsync("FetchResults", new TFetchResultsReq
@@ -127,19 +129,19 @@ namespace MockDatabricks.Testing
                 MaxRows = maxRows,
                 StartRowOffset = startRowOffset,
                 MaxBytes = maxBytes,
-            }, TFetchResultsResp.Read, cancellationToken);
+            }, TFetchResultsResp.ReadAsync, cancellationToken);
 
         public Task<TCloseOperationResp> CloseOperationAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
-            CallAsync("CloseOperation", new TCloseOperationReq { OperationHandle = operation }, TCloseOperationResp.Read, cancellationToken);
+            CallAsync("CloseOperation", new TCloseOperationReq { OperationHandle = operation }, TCloseOperationResp.ReadAsync, cancellationToken);
 
         public Task<TCancelOperationResp> CancelOperationAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
-            CallAsync("CancelOperation", new TCancelOperationReq { OperationHandle = operation }, TCancelOperationResp.Read, cancellationToken);
+            CallAsync("CancelOperation", new TCancelOperationReq { OperationHandle = operation }, TCancelOperationResp.ReadAsync, cancellationToken);
 
         public Task<TCloseSessionResp> CloseSessionAsync(TSessionHandle session, CancellationToken cancellationToken = default) =>
-            CallAsync("CloseSession", new TCloseSessionReq { SessionHandle = session }, TCloseSessionResp.Read, cancellationToken);
+            CallAsync("CloseSession", new TCloseSessionReq { SessionHandle = session }, TCloseSessionResp.ReadAsync, cancellationToken);
 
         public Task<TGetInfoResp> GetInfoAsync(TSessionHandle session, int infoType, CancellationToken cancellationToken = default) =>
-            CallAsync("GetInfo", new TGetInfoReq { SessionHandle = session, InfoType = infoType }, TGetInfoResp.Read, cancellationToken);
+            CallAsync("GetInfo", new TGetInfoReq { SessionHandle = session, InfoType = infoType }, TGetInfoResp.ReadAsync, cancellationToken);
 
         /// <summary>GETs a CloudFetch link (no auth header) and returns the whole body; throws HttpRequestException (with StatusCode) or IOException.</summary>
         public async Task<byte[]> DownloadAsync(string fileLink, CancellationToken cancellationToken = default)

@@ -21,9 +21,9 @@ namespace MockDatabricks.Testing
         public const string DefaultImage = "adbc-databricks-mock:local"; // what scripts/build-images.sh tags
 
         /// <summary>
-        /// SEAM for container mode. By default it calls MockDatabricks.Containers.MockServerContainer.StartAsync(image, ct)
-        /// through reflection when that assembly is next to the tests (referencing it here would make this library depend
-        /// on the container tooling). Tests or the containers project can replace it.
+        /// SEAM for container mode. By default it calls MockDatabricks.Containers.MockServerContainers.StartAsync(image, ct)
+        /// (a Testcontainers module) through reflection when that assembly is next to the tests (referencing it here would
+        /// make this library, and the harness that uses it, depend on Testcontainers and Docker.DotNet). Tests or the containers project can replace it.
         /// </summary>
         public static Func<string, CancellationToken, Task<MockServerHandle>> ContainerStarter { get; set; } = StartContainerThroughReflectionAsync;
 
@@ -217,28 +217,24 @@ namespace MockDatabricks.Testing
 
         private static async Task<MockServerHandle> StartContainerThroughReflectionAsync(string image, CancellationToken cancellationToken)
         {
-            Type? type = Type.GetType("MockDatabricks.Containers.MockServerContainer, MockDatabricks.Containers");
+            Type? type = Type.GetType("MockDatabricks.Containers.MockServerContainers, MockDatabricks.Containers");
             if (type == null)
             {
                 throw new InvalidOperationException(
                     "MOCK_DATABRICKS_MODE=container needs the MockDatabricks.Containers assembly next to the tests (reference integration-tests/MockDatabricks.Containers).");
             }
 
-            object?[] reachableArgs = { null };
-            MethodInfo? reachable = type.GetMethod("IsEngineReachable", BindingFlags.Public | BindingFlags.Static);
-            if (reachable != null && reachable.Invoke(null, reachableArgs) is false)
-            {
-                throw new InvalidOperationException($"No container engine reachable: {reachableArgs[0]}");
-            }
-
             MethodInfo start = type.GetMethod("StartAsync", BindingFlags.Public | BindingFlags.Static, new[] { typeof(string), typeof(CancellationToken) })
                 ?? throw new MissingMethodException(type.FullName, "StartAsync(string, CancellationToken)");
             var task = (Task)start.Invoke(null, new object[] { image, cancellationToken })!;
             await task.ConfigureAwait(false);
+
+            // A MockDatabricksContainer (Testcontainers): its base URL, the token it was started with, DisposeAsync removes it.
             object container = task.GetType().GetProperty("Result")!.GetValue(task)!;
             var baseUrl = (Uri)(container.GetType().GetProperty("BaseUrl")?.GetValue(container)
                 ?? throw new MissingMemberException(container.GetType().FullName, "BaseUrl"));
-            string token = Environment.GetEnvironmentVariable("MOCK_DATABRICKS_TOKEN") is { Length: > 0 } t ? t : DefaultToken;
+            var token = (string)(container.GetType().GetProperty("Token")?.GetValue(container)
+                ?? throw new MissingMemberException(container.GetType().FullName, "Token"));
             return new MockServerHandle(baseUrl, token, MockServerMode.Container, () => ((IAsyncDisposable)container).DisposeAsync());
         }
     }

@@ -1,39 +1,28 @@
 using System;
 using System.Collections.Generic;
-using MockDatabricks.Protocol.Arrow;
+using Apache.Arrow;
 using MockDatabricks.Protocol.Data;
 
 namespace MockDatabricks.Testing
 {
-    /// <summary>Checks every value of a result, in order, against the data generator.</summary>
+    /// <summary>Checks every value of a result, in order, against the data generator's formula.</summary>
     public static class ResultVerifier
     {
         /// <summary>Returns the number of rows checked; throws on the first difference with its row and column.</summary>
-        public static long VerifyAllValues(IEnumerable<ArrowRecordBatchData> batches, DatasetSpec spec, long firstRow = 0)
+        public static long VerifyAllValues(IEnumerable<RecordBatch> batches, DatasetSpec spec, long firstRow = 0)
         {
             var generator = new DatasetGenerator(spec);
-            string expectedSchema = generator.Schema.ToString();
+            string expectedSchema = ArrowValues.Describe(generator.Schema);
             long row = firstRow;
-            foreach (ArrowRecordBatchData batch in batches)
+            foreach (RecordBatch batch in batches)
             {
-                if (batch.Schema.ToString() != expectedSchema)
+                if (ArrowValues.Describe(batch.Schema) != expectedSchema)
                 {
-                    throw new InvalidOperationException($"Schema mismatch: expected {expectedSchema}, got {batch.Schema}.");
+                    throw new InvalidOperationException($"Schema mismatch: expected {expectedSchema}, got {ArrowValues.Describe(batch.Schema)}.");
                 }
 
-                for (int i = 0; i < batch.Length; i++, row++)
-                {
-                    for (int column = 0; column < batch.Columns.Count; column++)
-                    {
-                        object? expected = generator.GetValue(row, column);
-                        object? actual = batch.Columns[column].GetValue(i);
-                        if (!Equals(expected, actual))
-                        {
-                            throw new InvalidOperationException(
-                                $"Row {row}, column {generator.Schema.Fields[column].Name}: expected {expected ?? "null"}, got {actual ?? "null"}.");
-                        }
-                    }
-                }
+                ArrowValues.CompareWithGenerator(batch, row, generator, difference => throw new InvalidOperationException(difference));
+                row += batch.Length;
             }
 
             if (row - firstRow != spec.Rows - firstRow)

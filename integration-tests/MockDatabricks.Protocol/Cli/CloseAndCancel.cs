@@ -1,4 +1,8 @@
+using System.Threading;
+using System.Threading.Tasks;
 using MockDatabricks.Protocol.Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
 
 namespace MockDatabricks.Protocol.Cli
 {
@@ -7,14 +11,14 @@ namespace MockDatabricks.Protocol.Cli
     {
         public TOperationHandle OperationHandle { get; set; } = new TOperationHandle();
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, OperationHandle);
-            writer.WriteFieldStop();
+            await writer.WriteStructFieldAsync(1, OperationHandle, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TCloseOperationReq Read(ThriftReader reader) =>
-            new TCloseOperationReq { OperationHandle = OperationHandleRequest.ReadHandleOnly(reader, nameof(TCloseOperationReq)) };
+        public static async Task<TCloseOperationReq> ReadAsync(TProtocol reader, CancellationToken ct) =>
+            new TCloseOperationReq { OperationHandle = await OperationHandleRequest.ReadHandleOnlyAsync(reader, nameof(TCloseOperationReq), ct) };
     }
 
     /// <summary>TCloseOperationResp: status (1) required.</summary>
@@ -22,14 +26,14 @@ namespace MockDatabricks.Protocol.Cli
     {
         public TStatus Status { get; set; } = TStatus.Ok();
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, Status);
-            writer.WriteFieldStop();
+            await writer.WriteStructFieldAsync(1, Status, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TCloseOperationResp Read(ThriftReader reader) =>
-            new TCloseOperationResp { Status = OperationHandleRequest.ReadStatusOnly(reader, nameof(TCloseOperationResp)) };
+        public static async Task<TCloseOperationResp> ReadAsync(TProtocol reader, CancellationToken ct) =>
+            new TCloseOperationResp { Status = await OperationHandleRequest.ReadStatusOnlyAsync(reader, nameof(TCloseOperationResp), ct) };
     }
 
     /// <summary>TCancelOperationReq: operationHandle (1) required.</summary>
@@ -37,14 +41,14 @@ namespace MockDatabricks.Protocol.Cli
     {
         public TOperationHandle OperationHandle { get; set; } = new TOperationHandle();
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, OperationHandle);
-            writer.WriteFieldStop();
+            await writer.WriteStructFieldAsync(1, OperationHandle, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TCancelOperationReq Read(ThriftReader reader) =>
-            new TCancelOperationReq { OperationHandle = OperationHandleRequest.ReadHandleOnly(reader, nameof(TCancelOperationReq)) };
+        public static async Task<TCancelOperationReq> ReadAsync(TProtocol reader, CancellationToken ct) =>
+            new TCancelOperationReq { OperationHandle = await OperationHandleRequest.ReadHandleOnlyAsync(reader, nameof(TCancelOperationReq), ct) };
     }
 
     /// <summary>TCancelOperationResp: status (1) required.</summary>
@@ -52,14 +56,14 @@ namespace MockDatabricks.Protocol.Cli
     {
         public TStatus Status { get; set; } = TStatus.Ok();
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, Status);
-            writer.WriteFieldStop();
+            await writer.WriteStructFieldAsync(1, Status, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TCancelOperationResp Read(ThriftReader reader) =>
-            new TCancelOperationResp { Status = OperationHandleRequest.ReadStatusOnly(reader, nameof(TCancelOperationResp)) };
+        public static async Task<TCancelOperationResp> ReadAsync(TProtocol reader, CancellationToken ct) =>
+            new TCancelOperationResp { Status = await OperationHandleRequest.ReadStatusOnlyAsync(reader, nameof(TCancelOperationResp), ct) };
     }
 
     /// <summary>TCloseSessionReq: sessionHandle (1) required.</summary>
@@ -67,30 +71,30 @@ namespace MockDatabricks.Protocol.Cli
     {
         public TSessionHandle SessionHandle { get; set; } = new TSessionHandle();
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, SessionHandle);
-            writer.WriteFieldStop();
+            await writer.WriteStructFieldAsync(1, SessionHandle, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TCloseSessionReq Read(ThriftReader reader)
+        public static async Task<TCloseSessionReq> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             TSessionHandle? handle = null;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
-                if (id == 1 && type == ThriftType.Struct)
+                if (id == 1 && type == TType.Struct)
                 {
-                    handle = TSessionHandle.Read(reader);
+                    handle = await TSessionHandle.ReadAsync(reader, ct);
                 }
                 else
                 {
-                    reader.Skip(type);
+                    await reader.SkipAsync(type, ct);
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(handle != null, nameof(TCloseSessionReq), "sessionHandle");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(handle != null, nameof(TCloseSessionReq), "sessionHandle");
             return new TCloseSessionReq { SessionHandle = handle! };
         }
     }
@@ -100,13 +104,13 @@ namespace MockDatabricks.Protocol.Cli
     {
         public TStatus Status { get; set; } = TStatus.Ok();
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, Status);
-            writer.WriteFieldStop();
+            await writer.WriteStructFieldAsync(1, Status, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TCloseSessionResp Read(ThriftReader reader) =>
-            new TCloseSessionResp { Status = OperationHandleRequest.ReadStatusOnly(reader, nameof(TCloseSessionResp)) };
+        public static async Task<TCloseSessionResp> ReadAsync(TProtocol reader, CancellationToken ct) =>
+            new TCloseSessionResp { Status = await OperationHandleRequest.ReadStatusOnlyAsync(reader, nameof(TCloseSessionResp), ct) };
     }
 }

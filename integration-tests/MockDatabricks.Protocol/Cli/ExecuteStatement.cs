@@ -1,5 +1,9 @@
 using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
 using MockDatabricks.Protocol.Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
 
 namespace MockDatabricks.Protocol.Cli
 {
@@ -10,41 +14,41 @@ namespace MockDatabricks.Protocol.Cli
 
         public long? MaxBytes { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteI64Field(1, MaxRows);
+            await writer.WriteI64FieldAsync(1, MaxRows, ct);
             if (MaxBytes is long maxBytes)
             {
-                writer.WriteI64Field(2, maxBytes);
+                await writer.WriteI64FieldAsync(2, maxBytes, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TSparkGetDirectResults Read(ThriftReader reader)
+        public static async Task<TSparkGetDirectResults> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TSparkGetDirectResults();
             bool hasMaxRows = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.I64:
-                        value.MaxRows = reader.ReadI64();
+                    case 1 when type == TType.I64:
+                        value.MaxRows = await reader.ReadI64Async(ct);
                         hasMaxRows = true;
                         break;
-                    case 2 when type == ThriftType.I64:
-                        value.MaxBytes = reader.ReadI64();
+                    case 2 when type == TType.I64:
+                        value.MaxBytes = await reader.ReadI64Async(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasMaxRows, nameof(TSparkGetDirectResults), "maxRows");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasMaxRows, nameof(TSparkGetDirectResults), "maxRows");
             return value;
         }
     }
@@ -62,33 +66,33 @@ namespace MockDatabricks.Protocol.Cli
 
         public bool? NullTypeAsArrow { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
             bool?[] values = { TimestampAsArrow, DecimalAsArrow, ComplexTypesAsArrow, IntervalTypesAsArrow, NullTypeAsArrow };
             for (int i = 0; i < values.Length; i++)
             {
                 if (values[i] is bool value)
                 {
-                    writer.WriteBoolField((short)(i + 1), value);
+                    await writer.WriteBoolFieldAsync((short)(i + 1), value, ct);
                 }
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TSparkArrowTypes Read(ThriftReader reader)
+        public static async Task<TSparkArrowTypes> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TSparkArrowTypes();
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
-                if (type != ThriftType.Bool || id < 1 || id > 5)
+                if (type != TType.Bool || id < 1 || id > 5)
                 {
-                    reader.Skip(type);
+                    await reader.SkipAsync(type, ct);
                     continue;
                 }
 
-                bool flag = reader.ReadBool();
+                bool flag = await reader.ReadBoolAsync(ct);
                 switch (id)
                 {
                     case 1: value.TimestampAsArrow = flag; break;
@@ -99,7 +103,7 @@ namespace MockDatabricks.Protocol.Cli
                 }
             }
 
-            reader.ReadStructEnd();
+            await reader.ReadStructEndAsync(ct);
             return value;
         }
     }
@@ -131,119 +135,119 @@ namespace MockDatabricks.Protocol.Cli
 
         public long? ResultRowLimit { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, SessionHandle);
-            writer.WriteStringField(2, Statement);
+            await writer.WriteStructFieldAsync(1, SessionHandle, ct);
+            await writer.WriteStringFieldAsync(2, Statement, ct);
             if (ConfOverlay != null)
             {
-                writer.WriteStringMapField(3, ConfOverlay);
+                await writer.WriteStringMapFieldAsync(3, ConfOverlay, ct);
             }
 
             if (RunAsync is bool runAsync)
             {
-                writer.WriteBoolField(4, runAsync);
+                await writer.WriteBoolFieldAsync(4, runAsync, ct);
             }
 
             if (QueryTimeout is long timeout)
             {
-                writer.WriteI64Field(5, timeout);
+                await writer.WriteI64FieldAsync(5, timeout, ct);
             }
 
             if (GetDirectResults != null)
             {
-                writer.WriteStructField(1281, GetDirectResults);
+                await writer.WriteStructFieldAsync(1281, GetDirectResults, ct);
             }
 
             if (CanReadArrowResult is bool canReadArrow)
             {
-                writer.WriteBoolField(1282, canReadArrow);
+                await writer.WriteBoolFieldAsync(1282, canReadArrow, ct);
             }
 
             if (CanDownloadResult is bool canDownload)
             {
-                writer.WriteBoolField(1283, canDownload);
+                await writer.WriteBoolFieldAsync(1283, canDownload, ct);
             }
 
             if (CanDecompressLZ4Result is bool canLz4)
             {
-                writer.WriteBoolField(1284, canLz4);
+                await writer.WriteBoolFieldAsync(1284, canLz4, ct);
             }
 
             if (MaxBytesPerFile is long maxBytesPerFile)
             {
-                writer.WriteI64Field(1285, maxBytesPerFile);
+                await writer.WriteI64FieldAsync(1285, maxBytesPerFile, ct);
             }
 
             if (UseArrowNativeTypes != null)
             {
-                writer.WriteStructField(1286, UseArrowNativeTypes);
+                await writer.WriteStructFieldAsync(1286, UseArrowNativeTypes, ct);
             }
 
             if (ResultRowLimit is long rowLimit)
             {
-                writer.WriteI64Field(1287, rowLimit);
+                await writer.WriteI64FieldAsync(1287, rowLimit, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TExecuteStatementReq Read(ThriftReader reader)
+        public static async Task<TExecuteStatementReq> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TExecuteStatementReq();
             bool hasSession = false, hasStatement = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.SessionHandle = TSessionHandle.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.SessionHandle = await TSessionHandle.ReadAsync(reader, ct);
                         hasSession = true;
                         break;
-                    case 2 when type == ThriftType.String:
-                        value.Statement = reader.ReadString();
+                    case 2 when type == TType.String:
+                        value.Statement = await reader.ReadStringAsync(ct);
                         hasStatement = true;
                         break;
-                    case 3 when type == ThriftType.Map:
-                        value.ConfOverlay = reader.ReadStringMap();
+                    case 3 when type == TType.Map:
+                        value.ConfOverlay = await reader.ReadStringMapAsync(ct);
                         break;
-                    case 4 when type == ThriftType.Bool:
-                        value.RunAsync = reader.ReadBool();
+                    case 4 when type == TType.Bool:
+                        value.RunAsync = await reader.ReadBoolAsync(ct);
                         break;
-                    case 5 when type == ThriftType.I64:
-                        value.QueryTimeout = reader.ReadI64();
+                    case 5 when type == TType.I64:
+                        value.QueryTimeout = await reader.ReadI64Async(ct);
                         break;
-                    case 1281 when type == ThriftType.Struct:
-                        value.GetDirectResults = TSparkGetDirectResults.Read(reader);
+                    case 1281 when type == TType.Struct:
+                        value.GetDirectResults = await TSparkGetDirectResults.ReadAsync(reader, ct);
                         break;
-                    case 1282 when type == ThriftType.Bool:
-                        value.CanReadArrowResult = reader.ReadBool();
+                    case 1282 when type == TType.Bool:
+                        value.CanReadArrowResult = await reader.ReadBoolAsync(ct);
                         break;
-                    case 1283 when type == ThriftType.Bool:
-                        value.CanDownloadResult = reader.ReadBool();
+                    case 1283 when type == TType.Bool:
+                        value.CanDownloadResult = await reader.ReadBoolAsync(ct);
                         break;
-                    case 1284 when type == ThriftType.Bool:
-                        value.CanDecompressLZ4Result = reader.ReadBool();
+                    case 1284 when type == TType.Bool:
+                        value.CanDecompressLZ4Result = await reader.ReadBoolAsync(ct);
                         break;
-                    case 1285 when type == ThriftType.I64:
-                        value.MaxBytesPerFile = reader.ReadI64();
+                    case 1285 when type == TType.I64:
+                        value.MaxBytesPerFile = await reader.ReadI64Async(ct);
                         break;
-                    case 1286 when type == ThriftType.Struct:
-                        value.UseArrowNativeTypes = TSparkArrowTypes.Read(reader);
+                    case 1286 when type == TType.Struct:
+                        value.UseArrowNativeTypes = await TSparkArrowTypes.ReadAsync(reader, ct);
                         break;
-                    case 1287 when type == ThriftType.I64:
-                        value.ResultRowLimit = reader.ReadI64();
+                    case 1287 when type == TType.I64:
+                        value.ResultRowLimit = await reader.ReadI64Async(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasSession, nameof(TExecuteStatementReq), "sessionHandle");
-            ThriftReader.Require(hasStatement, nameof(TExecuteStatementReq), "statement");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasSession, nameof(TExecuteStatementReq), "sessionHandle");
+            ThriftFields.Require(hasStatement, nameof(TExecuteStatementReq), "statement");
             return value;
         }
     }
@@ -257,49 +261,49 @@ namespace MockDatabricks.Protocol.Cli
 
         public TSparkDirectResults? DirectResults { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, Status);
+            await writer.WriteStructFieldAsync(1, Status, ct);
             if (OperationHandle != null)
             {
-                writer.WriteStructField(2, OperationHandle);
+                await writer.WriteStructFieldAsync(2, OperationHandle, ct);
             }
 
             if (DirectResults != null)
             {
-                writer.WriteStructField(1281, DirectResults);
+                await writer.WriteStructFieldAsync(1281, DirectResults, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TExecuteStatementResp Read(ThriftReader reader)
+        public static async Task<TExecuteStatementResp> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TExecuteStatementResp();
             bool hasStatus = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.Status = TStatus.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.Status = await TStatus.ReadAsync(reader, ct);
                         hasStatus = true;
                         break;
-                    case 2 when type == ThriftType.Struct:
-                        value.OperationHandle = TOperationHandle.Read(reader);
+                    case 2 when type == TType.Struct:
+                        value.OperationHandle = await TOperationHandle.ReadAsync(reader, ct);
                         break;
-                    case 1281 when type == ThriftType.Struct:
-                        value.DirectResults = TSparkDirectResults.Read(reader);
+                    case 1281 when type == TType.Struct:
+                        value.DirectResults = await TSparkDirectResults.ReadAsync(reader, ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasStatus, nameof(TExecuteStatementResp), "status");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasStatus, nameof(TExecuteStatementResp), "status");
             return value;
         }
     }
@@ -315,58 +319,58 @@ namespace MockDatabricks.Protocol.Cli
 
         public TCloseOperationResp? CloseOperation { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
             if (OperationStatus != null)
             {
-                writer.WriteStructField(1, OperationStatus);
+                await writer.WriteStructFieldAsync(1, OperationStatus, ct);
             }
 
             if (ResultSetMetadata != null)
             {
-                writer.WriteStructField(2, ResultSetMetadata);
+                await writer.WriteStructFieldAsync(2, ResultSetMetadata, ct);
             }
 
             if (ResultSet != null)
             {
-                writer.WriteStructField(3, ResultSet);
+                await writer.WriteStructFieldAsync(3, ResultSet, ct);
             }
 
             if (CloseOperation != null)
             {
-                writer.WriteStructField(4, CloseOperation);
+                await writer.WriteStructFieldAsync(4, CloseOperation, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TSparkDirectResults Read(ThriftReader reader)
+        public static async Task<TSparkDirectResults> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TSparkDirectResults();
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.OperationStatus = TGetOperationStatusResp.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.OperationStatus = await TGetOperationStatusResp.ReadAsync(reader, ct);
                         break;
-                    case 2 when type == ThriftType.Struct:
-                        value.ResultSetMetadata = TGetResultSetMetadataResp.Read(reader);
+                    case 2 when type == TType.Struct:
+                        value.ResultSetMetadata = await TGetResultSetMetadataResp.ReadAsync(reader, ct);
                         break;
-                    case 3 when type == ThriftType.Struct:
-                        value.ResultSet = TFetchResultsResp.Read(reader);
+                    case 3 when type == TType.Struct:
+                        value.ResultSet = await TFetchResultsResp.ReadAsync(reader, ct);
                         break;
-                    case 4 when type == ThriftType.Struct:
-                        value.CloseOperation = TCloseOperationResp.Read(reader);
+                    case 4 when type == TType.Struct:
+                        value.CloseOperation = await TCloseOperationResp.ReadAsync(reader, ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
+            await reader.ReadStructEndAsync(ct);
             return value;
         }
     }

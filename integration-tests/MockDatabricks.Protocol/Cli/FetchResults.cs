@@ -1,6 +1,10 @@
 using System;
 using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
 using MockDatabricks.Protocol.Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
 
 namespace MockDatabricks.Protocol.Cli
 {
@@ -25,77 +29,77 @@ namespace MockDatabricks.Protocol.Cli
 
         public bool? IncludeResultSetMetadata { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, OperationHandle);
-            writer.WriteI32Field(2, (int)Orientation);
-            writer.WriteI64Field(3, MaxRows);
+            await writer.WriteStructFieldAsync(1, OperationHandle, ct);
+            await writer.WriteI32FieldAsync(2, (int)Orientation, ct);
+            await writer.WriteI64FieldAsync(3, MaxRows, ct);
             if (FetchType is short fetchType)
             {
-                writer.WriteI16Field(4, fetchType);
+                await writer.WriteI16FieldAsync(4, fetchType, ct);
             }
 
             if (MaxBytes is long maxBytes)
             {
-                writer.WriteI64Field(1281, maxBytes);
+                await writer.WriteI64FieldAsync(1281, maxBytes, ct);
             }
 
             if (StartRowOffset is long offset)
             {
-                writer.WriteI64Field(1282, offset);
+                await writer.WriteI64FieldAsync(1282, offset, ct);
             }
 
             if (IncludeResultSetMetadata is bool include)
             {
-                writer.WriteBoolField(1283, include);
+                await writer.WriteBoolFieldAsync(1283, include, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TFetchResultsReq Read(ThriftReader reader)
+        public static async Task<TFetchResultsReq> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TFetchResultsReq();
             bool hasHandle = false, hasOrientation = false, hasMaxRows = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.OperationHandle = TOperationHandle.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.OperationHandle = await TOperationHandle.ReadAsync(reader, ct);
                         hasHandle = true;
                         break;
-                    case 2 when type == ThriftType.I32:
-                        value.Orientation = (TFetchOrientation)reader.ReadI32();
+                    case 2 when type == TType.I32:
+                        value.Orientation = (TFetchOrientation)await reader.ReadI32Async(ct);
                         hasOrientation = true;
                         break;
-                    case 3 when type == ThriftType.I64:
-                        value.MaxRows = reader.ReadI64();
+                    case 3 when type == TType.I64:
+                        value.MaxRows = await reader.ReadI64Async(ct);
                         hasMaxRows = true;
                         break;
-                    case 4 when type == ThriftType.I16:
-                        value.FetchType = reader.ReadI16();
+                    case 4 when type == TType.I16:
+                        value.FetchType = await reader.ReadI16Async(ct);
                         break;
-                    case 1281 when type == ThriftType.I64:
-                        value.MaxBytes = reader.ReadI64();
+                    case 1281 when type == TType.I64:
+                        value.MaxBytes = await reader.ReadI64Async(ct);
                         break;
-                    case 1282 when type == ThriftType.I64:
-                        value.StartRowOffset = reader.ReadI64();
+                    case 1282 when type == TType.I64:
+                        value.StartRowOffset = await reader.ReadI64Async(ct);
                         break;
-                    case 1283 when type == ThriftType.Bool:
-                        value.IncludeResultSetMetadata = reader.ReadBool();
+                    case 1283 when type == TType.Bool:
+                        value.IncludeResultSetMetadata = await reader.ReadBoolAsync(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasHandle, nameof(TFetchResultsReq), "operationHandle");
-            ThriftReader.Require(hasOrientation, nameof(TFetchResultsReq), "orientation");
-            ThriftReader.Require(hasMaxRows, nameof(TFetchResultsReq), "maxRows");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasHandle, nameof(TFetchResultsReq), "operationHandle");
+            ThriftFields.Require(hasOrientation, nameof(TFetchResultsReq), "orientation");
+            ThriftFields.Require(hasMaxRows, nameof(TFetchResultsReq), "maxRows");
             return value;
         }
     }
@@ -109,49 +113,49 @@ namespace MockDatabricks.Protocol.Cli
 
         public TRowSet? Results { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, Status);
+            await writer.WriteStructFieldAsync(1, Status, ct);
             if (HasMoreRows is bool hasMore)
             {
-                writer.WriteBoolField(2, hasMore);
+                await writer.WriteBoolFieldAsync(2, hasMore, ct);
             }
 
             if (Results != null)
             {
-                writer.WriteStructField(3, Results);
+                await writer.WriteStructFieldAsync(3, Results, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TFetchResultsResp Read(ThriftReader reader)
+        public static async Task<TFetchResultsResp> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TFetchResultsResp();
             bool hasStatus = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.Status = TStatus.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.Status = await TStatus.ReadAsync(reader, ct);
                         hasStatus = true;
                         break;
-                    case 2 when type == ThriftType.Bool:
-                        value.HasMoreRows = reader.ReadBool();
+                    case 2 when type == TType.Bool:
+                        value.HasMoreRows = await reader.ReadBoolAsync(ct);
                         break;
-                    case 3 when type == ThriftType.Struct:
-                        value.Results = TRowSet.Read(reader);
+                    case 3 when type == TType.Struct:
+                        value.Results = await TRowSet.ReadAsync(reader, ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasStatus, nameof(TFetchResultsResp), "status");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasStatus, nameof(TFetchResultsResp), "status");
             return value;
         }
     }
@@ -168,56 +172,56 @@ namespace MockDatabricks.Protocol.Cli
 
         public List<TSparkArrowResultLink>? ResultLinks { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteI64Field(1, StartRowOffset);
-            writer.WriteFieldBegin(ThriftType.List, 2);
-            writer.WriteListBegin(ThriftType.Struct, 0);
+            await writer.WriteI64FieldAsync(1, StartRowOffset, ct);
+            await writer.WriteFieldBeginAsync(new TField(string.Empty, TType.List, 2), ct);
+            await writer.WriteListBeginAsync(new TList(TType.Struct, 0), ct);
             if (ArrowBatches != null)
             {
-                writer.WriteStructListField(1281, ArrowBatches);
+                await writer.WriteStructListFieldAsync(1281, ArrowBatches, ct);
             }
 
             if (ResultLinks != null)
             {
-                writer.WriteStructListField(1282, ResultLinks);
+                await writer.WriteStructListFieldAsync(1282, ResultLinks, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TRowSet Read(ThriftReader reader)
+        public static async Task<TRowSet> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TRowSet();
             bool hasOffset = false, hasRows = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.I64:
-                        value.StartRowOffset = reader.ReadI64();
+                    case 1 when type == TType.I64:
+                        value.StartRowOffset = await reader.ReadI64Async(ct);
                         hasOffset = true;
                         break;
-                    case 2 when type == ThriftType.List:
-                        reader.Skip(type);
+                    case 2 when type == TType.List:
+                        await reader.SkipAsync(type, ct);
                         hasRows = true;
                         break;
-                    case 1281 when type == ThriftType.List:
-                        value.ArrowBatches = reader.ReadStructList(TSparkArrowBatch.Read);
+                    case 1281 when type == TType.List:
+                        value.ArrowBatches = await reader.ReadStructListAsync(TSparkArrowBatch.ReadAsync, ct);
                         break;
-                    case 1282 when type == ThriftType.List:
-                        value.ResultLinks = reader.ReadStructList(TSparkArrowResultLink.Read);
+                    case 1282 when type == TType.List:
+                        value.ResultLinks = await reader.ReadStructListAsync(TSparkArrowResultLink.ReadAsync, ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasOffset, nameof(TRowSet), "startRowOffset");
-            ThriftReader.Require(hasRows, nameof(TRowSet), "rows");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasOffset, nameof(TRowSet), "startRowOffset");
+            ThriftFields.Require(hasRows, nameof(TRowSet), "rows");
             return value;
         }
     }
@@ -229,39 +233,39 @@ namespace MockDatabricks.Protocol.Cli
 
         public long RowCount { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteBinaryField(1, Batch.Span);
-            writer.WriteI64Field(2, RowCount);
-            writer.WriteFieldStop();
+            await writer.WriteBinaryFieldAsync(1, Batch, ct);
+            await writer.WriteI64FieldAsync(2, RowCount, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TSparkArrowBatch Read(ThriftReader reader)
+        public static async Task<TSparkArrowBatch> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TSparkArrowBatch();
             bool hasBatch = false, hasRows = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.String:
-                        value.Batch = reader.ReadBinaryMemory();
+                    case 1 when type == TType.String:
+                        value.Batch = await reader.ReadBinaryAsync(ct);
                         hasBatch = true;
                         break;
-                    case 2 when type == ThriftType.I64:
-                        value.RowCount = reader.ReadI64();
+                    case 2 when type == TType.I64:
+                        value.RowCount = await reader.ReadI64Async(ct);
                         hasRows = true;
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasBatch, nameof(TSparkArrowBatch), "batch");
-            ThriftReader.Require(hasRows, nameof(TSparkArrowBatch), "rowCount");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasBatch, nameof(TSparkArrowBatch), "batch");
+            ThriftFields.Require(hasRows, nameof(TSparkArrowBatch), "rowCount");
             return value;
         }
     }
@@ -281,64 +285,64 @@ namespace MockDatabricks.Protocol.Cli
 
         public Dictionary<string, string>? HttpHeaders { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStringField(1, FileLink);
-            writer.WriteI64Field(2, ExpiryTime);
-            writer.WriteI64Field(3, StartRowOffset);
-            writer.WriteI64Field(4, RowCount);
-            writer.WriteI64Field(5, BytesNum);
+            await writer.WriteStringFieldAsync(1, FileLink, ct);
+            await writer.WriteI64FieldAsync(2, ExpiryTime, ct);
+            await writer.WriteI64FieldAsync(3, StartRowOffset, ct);
+            await writer.WriteI64FieldAsync(4, RowCount, ct);
+            await writer.WriteI64FieldAsync(5, BytesNum, ct);
             if (HttpHeaders != null)
             {
-                writer.WriteStringMapField(6, HttpHeaders);
+                await writer.WriteStringMapFieldAsync(6, HttpHeaders, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TSparkArrowResultLink Read(ThriftReader reader)
+        public static async Task<TSparkArrowResultLink> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TSparkArrowResultLink();
             int seen = 0;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.String:
-                        value.FileLink = reader.ReadString();
+                    case 1 when type == TType.String:
+                        value.FileLink = await reader.ReadStringAsync(ct);
                         seen |= 1;
                         break;
-                    case 2 when type == ThriftType.I64:
-                        value.ExpiryTime = reader.ReadI64();
+                    case 2 when type == TType.I64:
+                        value.ExpiryTime = await reader.ReadI64Async(ct);
                         seen |= 2;
                         break;
-                    case 3 when type == ThriftType.I64:
-                        value.StartRowOffset = reader.ReadI64();
+                    case 3 when type == TType.I64:
+                        value.StartRowOffset = await reader.ReadI64Async(ct);
                         seen |= 4;
                         break;
-                    case 4 when type == ThriftType.I64:
-                        value.RowCount = reader.ReadI64();
+                    case 4 when type == TType.I64:
+                        value.RowCount = await reader.ReadI64Async(ct);
                         seen |= 8;
                         break;
-                    case 5 when type == ThriftType.I64:
-                        value.BytesNum = reader.ReadI64();
+                    case 5 when type == TType.I64:
+                        value.BytesNum = await reader.ReadI64Async(ct);
                         seen |= 16;
                         break;
-                    case 6 when type == ThriftType.Map:
-                        value.HttpHeaders = reader.ReadStringMap();
+                    case 6 when type == TType.Map:
+                        value.HttpHeaders = await reader.ReadStringMapAsync(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
+            await reader.ReadStructEndAsync(ct);
             string[] names = { "fileLink", "expiryTime", "startRowOffset", "rowCount", "bytesNum" };
             for (int i = 0; i < names.Length; i++)
             {
-                ThriftReader.Require((seen & (1 << i)) != 0, nameof(TSparkArrowResultLink), names[i]);
+                ThriftFields.Require((seen & (1 << i)) != 0, nameof(TSparkArrowResultLink), names[i]);
             }
 
             return value;

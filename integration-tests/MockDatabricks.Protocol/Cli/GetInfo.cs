@@ -1,4 +1,8 @@
+using System.Threading;
+using System.Threading.Tasks;
 using MockDatabricks.Protocol.Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
 
 namespace MockDatabricks.Protocol.Cli
 {
@@ -9,39 +13,39 @@ namespace MockDatabricks.Protocol.Cli
 
         public int InfoType { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, SessionHandle);
-            writer.WriteI32Field(2, InfoType);
-            writer.WriteFieldStop();
+            await writer.WriteStructFieldAsync(1, SessionHandle, ct);
+            await writer.WriteI32FieldAsync(2, InfoType, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TGetInfoReq Read(ThriftReader reader)
+        public static async Task<TGetInfoReq> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TGetInfoReq();
             bool hasSession = false, hasType = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.SessionHandle = TSessionHandle.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.SessionHandle = await TSessionHandle.ReadAsync(reader, ct);
                         hasSession = true;
                         break;
-                    case 2 when type == ThriftType.I32:
-                        value.InfoType = reader.ReadI32();
+                    case 2 when type == TType.I32:
+                        value.InfoType = await reader.ReadI32Async(ct);
                         hasType = true;
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasSession, nameof(TGetInfoReq), "sessionHandle");
-            ThriftReader.Require(hasType, nameof(TGetInfoReq), "infoType");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasSession, nameof(TGetInfoReq), "sessionHandle");
+            ThriftFields.Require(hasType, nameof(TGetInfoReq), "infoType");
             return value;
         }
     }
@@ -53,41 +57,41 @@ namespace MockDatabricks.Protocol.Cli
 
         public int? Int32Value { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
             if (StringValue != null)
             {
-                writer.WriteStringField(1, StringValue);
+                await writer.WriteStringFieldAsync(1, StringValue, ct);
             }
             else if (Int32Value is int intValue)
             {
-                writer.WriteI32Field(4, intValue);
+                await writer.WriteI32FieldAsync(4, intValue, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TGetInfoValue Read(ThriftReader reader)
+        public static async Task<TGetInfoValue> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TGetInfoValue();
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.String:
-                        value.StringValue = reader.ReadString();
+                    case 1 when type == TType.String:
+                        value.StringValue = await reader.ReadStringAsync(ct);
                         break;
-                    case 4 when type == ThriftType.I32:
-                        value.Int32Value = reader.ReadI32();
+                    case 4 when type == TType.I32:
+                        value.Int32Value = await reader.ReadI32Async(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
+            await reader.ReadStructEndAsync(ct);
             return value;
         }
     }
@@ -99,39 +103,39 @@ namespace MockDatabricks.Protocol.Cli
 
         public TGetInfoValue InfoValue { get; set; } = new TGetInfoValue();
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, Status);
-            writer.WriteStructField(2, InfoValue);
-            writer.WriteFieldStop();
+            await writer.WriteStructFieldAsync(1, Status, ct);
+            await writer.WriteStructFieldAsync(2, InfoValue, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TGetInfoResp Read(ThriftReader reader)
+        public static async Task<TGetInfoResp> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TGetInfoResp();
             bool hasStatus = false, hasValue = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.Status = TStatus.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.Status = await TStatus.ReadAsync(reader, ct);
                         hasStatus = true;
                         break;
-                    case 2 when type == ThriftType.Struct:
-                        value.InfoValue = TGetInfoValue.Read(reader);
+                    case 2 when type == TType.Struct:
+                        value.InfoValue = await TGetInfoValue.ReadAsync(reader, ct);
                         hasValue = true;
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasStatus, nameof(TGetInfoResp), "status");
-            ThriftReader.Require(hasValue, nameof(TGetInfoResp), "infoValue");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasStatus, nameof(TGetInfoResp), "status");
+            ThriftFields.Require(hasValue, nameof(TGetInfoResp), "infoValue");
             return value;
         }
     }

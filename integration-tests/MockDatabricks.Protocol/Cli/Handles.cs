@@ -1,6 +1,10 @@
 using System;
 using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
 using MockDatabricks.Protocol.Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
 
 namespace MockDatabricks.Protocol.Cli
 {
@@ -20,39 +24,39 @@ namespace MockDatabricks.Protocol.Cli
         /// <summary>Lower-case hex of the guid: how the server keys sessions and operations and names them in the journal.</summary>
         public string ToHex() => Convert.ToHexStringLower(Guid);
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteBinaryField(1, Guid);
-            writer.WriteBinaryField(2, Secret);
-            writer.WriteFieldStop();
+            await writer.WriteBinaryFieldAsync(1, Guid, ct);
+            await writer.WriteBinaryFieldAsync(2, Secret, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static THandleIdentifier Read(ThriftReader reader)
+        public static async Task<THandleIdentifier> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new THandleIdentifier();
             bool hasGuid = false, hasSecret = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.String:
-                        value.Guid = reader.ReadBinary();
+                    case 1 when type == TType.String:
+                        value.Guid = await reader.ReadBinaryAsync(ct);
                         hasGuid = true;
                         break;
-                    case 2 when type == ThriftType.String:
-                        value.Secret = reader.ReadBinary();
+                    case 2 when type == TType.String:
+                        value.Secret = await reader.ReadBinaryAsync(ct);
                         hasSecret = true;
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasGuid, nameof(THandleIdentifier), "guid");
-            ThriftReader.Require(hasSecret, nameof(THandleIdentifier), "secret");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasGuid, nameof(THandleIdentifier), "guid");
+            ThriftFields.Require(hasSecret, nameof(THandleIdentifier), "secret");
             return value;
         }
     }
@@ -62,30 +66,30 @@ namespace MockDatabricks.Protocol.Cli
     {
         public THandleIdentifier SessionId { get; set; } = new THandleIdentifier();
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, SessionId);
-            writer.WriteFieldStop();
+            await writer.WriteStructFieldAsync(1, SessionId, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TSessionHandle Read(ThriftReader reader)
+        public static async Task<TSessionHandle> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             THandleIdentifier? sessionId = null;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
-                if (id == 1 && type == ThriftType.Struct)
+                if (id == 1 && type == TType.Struct)
                 {
-                    sessionId = THandleIdentifier.Read(reader);
+                    sessionId = await THandleIdentifier.ReadAsync(reader, ct);
                 }
                 else
                 {
-                    reader.Skip(type);
+                    await reader.SkipAsync(type, ct);
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(sessionId != null, nameof(TSessionHandle), "sessionId");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(sessionId != null, nameof(TSessionHandle), "sessionId");
             return new TSessionHandle { SessionId = sessionId! };
         }
     }
@@ -101,53 +105,53 @@ namespace MockDatabricks.Protocol.Cli
 
         public double? ModifiedRowCount { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, OperationId);
-            writer.WriteI32Field(2, (int)OperationType);
-            writer.WriteBoolField(3, HasResultSet);
+            await writer.WriteStructFieldAsync(1, OperationId, ct);
+            await writer.WriteI32FieldAsync(2, (int)OperationType, ct);
+            await writer.WriteBoolFieldAsync(3, HasResultSet, ct);
             if (ModifiedRowCount is double modified)
             {
-                writer.WriteDoubleField(4, modified);
+                await writer.WriteDoubleFieldAsync(4, modified, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TOperationHandle Read(ThriftReader reader)
+        public static async Task<TOperationHandle> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TOperationHandle();
             bool hasId = false, hasType = false, hasResultSet = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.OperationId = THandleIdentifier.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.OperationId = await THandleIdentifier.ReadAsync(reader, ct);
                         hasId = true;
                         break;
-                    case 2 when type == ThriftType.I32:
-                        value.OperationType = (TOperationType)reader.ReadI32();
+                    case 2 when type == TType.I32:
+                        value.OperationType = (TOperationType)await reader.ReadI32Async(ct);
                         hasType = true;
                         break;
-                    case 3 when type == ThriftType.Bool:
-                        value.HasResultSet = reader.ReadBool();
+                    case 3 when type == TType.Bool:
+                        value.HasResultSet = await reader.ReadBoolAsync(ct);
                         hasResultSet = true;
                         break;
-                    case 4 when type == ThriftType.Double:
-                        value.ModifiedRowCount = reader.ReadDouble();
+                    case 4 when type == TType.Double:
+                        value.ModifiedRowCount = await reader.ReadDoubleAsync(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasId, nameof(TOperationHandle), "operationId");
-            ThriftReader.Require(hasType, nameof(TOperationHandle), "operationType");
-            ThriftReader.Require(hasResultSet, nameof(TOperationHandle), "hasResultSet");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasId, nameof(TOperationHandle), "operationId");
+            ThriftFields.Require(hasType, nameof(TOperationHandle), "operationType");
+            ThriftFields.Require(hasResultSet, nameof(TOperationHandle), "hasResultSet");
             return value;
         }
     }
@@ -174,81 +178,81 @@ namespace MockDatabricks.Protocol.Cli
         public static TStatus Failure(string message, string sqlState = "42000", int errorCode = 500, TStatusCode code = TStatusCode.Error) =>
             new TStatus { StatusCode = code, ErrorMessage = message, SqlState = sqlState, ErrorCode = errorCode };
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteI32Field(1, (int)StatusCode);
+            await writer.WriteI32FieldAsync(1, (int)StatusCode, ct);
             if (InfoMessages != null)
             {
-                writer.WriteStringListField(2, InfoMessages);
+                await writer.WriteStringListFieldAsync(2, InfoMessages, ct);
             }
 
             if (SqlState != null)
             {
-                writer.WriteStringField(3, SqlState);
+                await writer.WriteStringFieldAsync(3, SqlState, ct);
             }
 
             if (ErrorCode is int errorCode)
             {
-                writer.WriteI32Field(4, errorCode);
+                await writer.WriteI32FieldAsync(4, errorCode, ct);
             }
 
             if (ErrorMessage != null)
             {
-                writer.WriteStringField(5, ErrorMessage);
+                await writer.WriteStringFieldAsync(5, ErrorMessage, ct);
             }
 
             if (DisplayMessage != null)
             {
-                writer.WriteStringField(6, DisplayMessage);
+                await writer.WriteStringFieldAsync(6, DisplayMessage, ct);
             }
 
             if (ErrorDetailsJson != null)
             {
-                writer.WriteStringField(1281, ErrorDetailsJson);
+                await writer.WriteStringFieldAsync(1281, ErrorDetailsJson, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TStatus Read(ThriftReader reader)
+        public static async Task<TStatus> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TStatus();
             bool hasCode = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.I32:
-                        value.StatusCode = (TStatusCode)reader.ReadI32();
+                    case 1 when type == TType.I32:
+                        value.StatusCode = (TStatusCode)await reader.ReadI32Async(ct);
                         hasCode = true;
                         break;
-                    case 2 when type == ThriftType.List:
-                        value.InfoMessages = reader.ReadStringList();
+                    case 2 when type == TType.List:
+                        value.InfoMessages = await reader.ReadStringListAsync(ct);
                         break;
-                    case 3 when type == ThriftType.String:
-                        value.SqlState = reader.ReadString();
+                    case 3 when type == TType.String:
+                        value.SqlState = await reader.ReadStringAsync(ct);
                         break;
-                    case 4 when type == ThriftType.I32:
-                        value.ErrorCode = reader.ReadI32();
+                    case 4 when type == TType.I32:
+                        value.ErrorCode = await reader.ReadI32Async(ct);
                         break;
-                    case 5 when type == ThriftType.String:
-                        value.ErrorMessage = reader.ReadString();
+                    case 5 when type == TType.String:
+                        value.ErrorMessage = await reader.ReadStringAsync(ct);
                         break;
-                    case 6 when type == ThriftType.String:
-                        value.DisplayMessage = reader.ReadString();
+                    case 6 when type == TType.String:
+                        value.DisplayMessage = await reader.ReadStringAsync(ct);
                         break;
-                    case 1281 when type == ThriftType.String:
-                        value.ErrorDetailsJson = reader.ReadString();
+                    case 1281 when type == TType.String:
+                        value.ErrorDetailsJson = await reader.ReadStringAsync(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasCode, nameof(TStatus), "statusCode");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasCode, nameof(TStatus), "statusCode");
             return value;
         }
     }
@@ -260,42 +264,42 @@ namespace MockDatabricks.Protocol.Cli
 
         public string? SchemaName { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
             if (CatalogName != null)
             {
-                writer.WriteStringField(1, CatalogName);
+                await writer.WriteStringFieldAsync(1, CatalogName, ct);
             }
 
             if (SchemaName != null)
             {
-                writer.WriteStringField(2, SchemaName);
+                await writer.WriteStringFieldAsync(2, SchemaName, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TNamespace Read(ThriftReader reader)
+        public static async Task<TNamespace> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TNamespace();
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.String:
-                        value.CatalogName = reader.ReadString();
+                    case 1 when type == TType.String:
+                        value.CatalogName = await reader.ReadStringAsync(ct);
                         break;
-                    case 2 when type == ThriftType.String:
-                        value.SchemaName = reader.ReadString();
+                    case 2 when type == TType.String:
+                        value.SchemaName = await reader.ReadStringAsync(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
+            await reader.ReadStructEndAsync(ct);
             return value;
         }
     }

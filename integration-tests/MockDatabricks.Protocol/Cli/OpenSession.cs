@@ -1,5 +1,9 @@
 using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
 using MockDatabricks.Protocol.Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
 
 namespace MockDatabricks.Protocol.Cli
 {
@@ -20,82 +24,82 @@ namespace MockDatabricks.Protocol.Cli
 
         public bool? CanUseMultipleCatalogs { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
             if (ClientProtocol is int protocol)
             {
-                writer.WriteI32Field(1, protocol);
+                await writer.WriteI32FieldAsync(1, protocol, ct);
             }
 
             if (Username != null)
             {
-                writer.WriteStringField(2, Username);
+                await writer.WriteStringFieldAsync(2, Username, ct);
             }
 
             if (Password != null)
             {
-                writer.WriteStringField(3, Password);
+                await writer.WriteStringFieldAsync(3, Password, ct);
             }
 
             if (Configuration != null)
             {
-                writer.WriteStringMapField(4, Configuration);
+                await writer.WriteStringMapFieldAsync(4, Configuration, ct);
             }
 
             if (ClientProtocolI64 is long protocol64)
             {
-                writer.WriteI64Field(1282, protocol64);
+                await writer.WriteI64FieldAsync(1282, protocol64, ct);
             }
 
             if (InitialNamespace != null)
             {
-                writer.WriteStructField(1284, InitialNamespace);
+                await writer.WriteStructFieldAsync(1284, InitialNamespace, ct);
             }
 
             if (CanUseMultipleCatalogs is bool multiple)
             {
-                writer.WriteBoolField(1285, multiple);
+                await writer.WriteBoolFieldAsync(1285, multiple, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TOpenSessionReq Read(ThriftReader reader)
+        public static async Task<TOpenSessionReq> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TOpenSessionReq();
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.I32:
-                        value.ClientProtocol = reader.ReadI32();
+                    case 1 when type == TType.I32:
+                        value.ClientProtocol = await reader.ReadI32Async(ct);
                         break;
-                    case 2 when type == ThriftType.String:
-                        value.Username = reader.ReadString();
+                    case 2 when type == TType.String:
+                        value.Username = await reader.ReadStringAsync(ct);
                         break;
-                    case 3 when type == ThriftType.String:
-                        value.Password = reader.ReadString();
+                    case 3 when type == TType.String:
+                        value.Password = await reader.ReadStringAsync(ct);
                         break;
-                    case 4 when type == ThriftType.Map:
-                        value.Configuration = reader.ReadStringMap();
+                    case 4 when type == TType.Map:
+                        value.Configuration = await reader.ReadStringMapAsync(ct);
                         break;
-                    case 1282 when type == ThriftType.I64:
-                        value.ClientProtocolI64 = reader.ReadI64();
+                    case 1282 when type == TType.I64:
+                        value.ClientProtocolI64 = await reader.ReadI64Async(ct);
                         break;
-                    case 1284 when type == ThriftType.Struct:
-                        value.InitialNamespace = TNamespace.Read(reader);
+                    case 1284 when type == TType.Struct:
+                        value.InitialNamespace = await TNamespace.ReadAsync(reader, ct);
                         break;
-                    case 1285 when type == ThriftType.Bool:
-                        value.CanUseMultipleCatalogs = reader.ReadBool();
+                    case 1285 when type == TType.Bool:
+                        value.CanUseMultipleCatalogs = await reader.ReadBoolAsync(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
+            await reader.ReadStructEndAsync(ct);
             return value;
         }
     }
@@ -115,71 +119,71 @@ namespace MockDatabricks.Protocol.Cli
 
         public bool? CanUseMultipleCatalogs { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, Status);
-            writer.WriteI32Field(2, ServerProtocolVersion);
+            await writer.WriteStructFieldAsync(1, Status, ct);
+            await writer.WriteI32FieldAsync(2, ServerProtocolVersion, ct);
             if (SessionHandle != null)
             {
-                writer.WriteStructField(3, SessionHandle);
+                await writer.WriteStructFieldAsync(3, SessionHandle, ct);
             }
 
             if (Configuration != null)
             {
-                writer.WriteStringMapField(4, Configuration);
+                await writer.WriteStringMapFieldAsync(4, Configuration, ct);
             }
 
             if (InitialNamespace != null)
             {
-                writer.WriteStructField(1284, InitialNamespace);
+                await writer.WriteStructFieldAsync(1284, InitialNamespace, ct);
             }
 
             if (CanUseMultipleCatalogs is bool multiple)
             {
-                writer.WriteBoolField(1285, multiple);
+                await writer.WriteBoolFieldAsync(1285, multiple, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TOpenSessionResp Read(ThriftReader reader)
+        public static async Task<TOpenSessionResp> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TOpenSessionResp();
             bool hasStatus = false, hasVersion = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.Status = TStatus.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.Status = await TStatus.ReadAsync(reader, ct);
                         hasStatus = true;
                         break;
-                    case 2 when type == ThriftType.I32:
-                        value.ServerProtocolVersion = reader.ReadI32();
+                    case 2 when type == TType.I32:
+                        value.ServerProtocolVersion = await reader.ReadI32Async(ct);
                         hasVersion = true;
                         break;
-                    case 3 when type == ThriftType.Struct:
-                        value.SessionHandle = TSessionHandle.Read(reader);
+                    case 3 when type == TType.Struct:
+                        value.SessionHandle = await TSessionHandle.ReadAsync(reader, ct);
                         break;
-                    case 4 when type == ThriftType.Map:
-                        value.Configuration = reader.ReadStringMap();
+                    case 4 when type == TType.Map:
+                        value.Configuration = await reader.ReadStringMapAsync(ct);
                         break;
-                    case 1284 when type == ThriftType.Struct:
-                        value.InitialNamespace = TNamespace.Read(reader);
+                    case 1284 when type == TType.Struct:
+                        value.InitialNamespace = await TNamespace.ReadAsync(reader, ct);
                         break;
-                    case 1285 when type == ThriftType.Bool:
-                        value.CanUseMultipleCatalogs = reader.ReadBool();
+                    case 1285 when type == TType.Bool:
+                        value.CanUseMultipleCatalogs = await reader.ReadBoolAsync(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasStatus, nameof(TOpenSessionResp), "status");
-            ThriftReader.Require(hasVersion, nameof(TOpenSessionResp), "serverProtocolVersion");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasStatus, nameof(TOpenSessionResp), "status");
+            ThriftFields.Require(hasVersion, nameof(TOpenSessionResp), "serverProtocolVersion");
             return value;
         }
     }

@@ -1,49 +1,53 @@
+using System.Threading;
+using System.Threading.Tasks;
 using MockDatabricks.Protocol.Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
 
 namespace MockDatabricks.Protocol.Cli
 {
     /// <summary>Shared reader for the requests whose only required field is operationHandle (1).</summary>
     internal static class OperationHandleRequest
     {
-        public static TOperationHandle ReadHandleOnly(ThriftReader reader, string structName)
+        public static async Task<TOperationHandle> ReadHandleOnlyAsync(TProtocol reader, string structName, CancellationToken ct)
         {
             TOperationHandle? handle = null;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
-                if (id == 1 && type == ThriftType.Struct)
+                if (id == 1 && type == TType.Struct)
                 {
-                    handle = TOperationHandle.Read(reader);
+                    handle = await TOperationHandle.ReadAsync(reader, ct);
                 }
                 else
                 {
-                    reader.Skip(type);
+                    await reader.SkipAsync(type, ct);
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(handle != null, structName, "operationHandle");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(handle != null, structName, "operationHandle");
             return handle!;
         }
 
-        public static TStatus ReadStatusOnly(ThriftReader reader, string structName)
+        public static async Task<TStatus> ReadStatusOnlyAsync(TProtocol reader, string structName, CancellationToken ct)
         {
             TStatus? status = null;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
-                if (id == 1 && type == ThriftType.Struct)
+                if (id == 1 && type == TType.Struct)
                 {
-                    status = TStatus.Read(reader);
+                    status = await TStatus.ReadAsync(reader, ct);
                 }
                 else
                 {
-                    reader.Skip(type);
+                    await reader.SkipAsync(type, ct);
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(status != null, structName, "status");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(status != null, structName, "status");
             return status!;
         }
     }

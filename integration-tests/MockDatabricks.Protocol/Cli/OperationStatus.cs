@@ -1,4 +1,8 @@
+using System.Threading;
+using System.Threading.Tasks;
 using MockDatabricks.Protocol.Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
 
 namespace MockDatabricks.Protocol.Cli
 {
@@ -9,41 +13,41 @@ namespace MockDatabricks.Protocol.Cli
 
         public bool? GetProgressUpdate { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, OperationHandle);
+            await writer.WriteStructFieldAsync(1, OperationHandle, ct);
             if (GetProgressUpdate is bool progress)
             {
-                writer.WriteBoolField(2, progress);
+                await writer.WriteBoolFieldAsync(2, progress, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TGetOperationStatusReq Read(ThriftReader reader)
+        public static async Task<TGetOperationStatusReq> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TGetOperationStatusReq();
             bool hasHandle = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.OperationHandle = TOperationHandle.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.OperationHandle = await TOperationHandle.ReadAsync(reader, ct);
                         hasHandle = true;
                         break;
-                    case 2 when type == ThriftType.Bool:
-                        value.GetProgressUpdate = reader.ReadBool();
+                    case 2 when type == TType.Bool:
+                        value.GetProgressUpdate = await reader.ReadBoolAsync(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasHandle, nameof(TGetOperationStatusReq), "operationHandle");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasHandle, nameof(TGetOperationStatusReq), "operationHandle");
             return value;
         }
     }
@@ -68,89 +72,89 @@ namespace MockDatabricks.Protocol.Cli
         /// <summary>Leave unset on success: the driver throws any non-empty displayMessage as an error.</summary>
         public string? DisplayMessage { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, Status);
+            await writer.WriteStructFieldAsync(1, Status, ct);
             if (OperationState is TOperationState state)
             {
-                writer.WriteI32Field(2, (int)state);
+                await writer.WriteI32FieldAsync(2, (int)state, ct);
             }
 
             if (SqlState != null)
             {
-                writer.WriteStringField(3, SqlState);
+                await writer.WriteStringFieldAsync(3, SqlState, ct);
             }
 
             if (ErrorCode is int errorCode)
             {
-                writer.WriteI32Field(4, errorCode);
+                await writer.WriteI32FieldAsync(4, errorCode, ct);
             }
 
             if (ErrorMessage != null)
             {
-                writer.WriteStringField(5, ErrorMessage);
+                await writer.WriteStringFieldAsync(5, ErrorMessage, ct);
             }
 
             if (HasResultSet is bool hasResultSet)
             {
-                writer.WriteBoolField(9, hasResultSet);
+                await writer.WriteBoolFieldAsync(9, hasResultSet, ct);
             }
 
             if (NumModifiedRows is long modified)
             {
-                writer.WriteI64Field(11, modified);
+                await writer.WriteI64FieldAsync(11, modified, ct);
             }
 
             if (DisplayMessage != null)
             {
-                writer.WriteStringField(1281, DisplayMessage);
+                await writer.WriteStringFieldAsync(1281, DisplayMessage, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TGetOperationStatusResp Read(ThriftReader reader)
+        public static async Task<TGetOperationStatusResp> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TGetOperationStatusResp();
             bool hasStatus = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.Status = TStatus.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.Status = await TStatus.ReadAsync(reader, ct);
                         hasStatus = true;
                         break;
-                    case 2 when type == ThriftType.I32:
-                        value.OperationState = (TOperationState)reader.ReadI32();
+                    case 2 when type == TType.I32:
+                        value.OperationState = (TOperationState)await reader.ReadI32Async(ct);
                         break;
-                    case 3 when type == ThriftType.String:
-                        value.SqlState = reader.ReadString();
+                    case 3 when type == TType.String:
+                        value.SqlState = await reader.ReadStringAsync(ct);
                         break;
-                    case 4 when type == ThriftType.I32:
-                        value.ErrorCode = reader.ReadI32();
+                    case 4 when type == TType.I32:
+                        value.ErrorCode = await reader.ReadI32Async(ct);
                         break;
-                    case 5 when type == ThriftType.String:
-                        value.ErrorMessage = reader.ReadString();
+                    case 5 when type == TType.String:
+                        value.ErrorMessage = await reader.ReadStringAsync(ct);
                         break;
-                    case 9 when type == ThriftType.Bool:
-                        value.HasResultSet = reader.ReadBool();
+                    case 9 when type == TType.Bool:
+                        value.HasResultSet = await reader.ReadBoolAsync(ct);
                         break;
-                    case 11 when type == ThriftType.I64:
-                        value.NumModifiedRows = reader.ReadI64();
+                    case 11 when type == TType.I64:
+                        value.NumModifiedRows = await reader.ReadI64Async(ct);
                         break;
-                    case 1281 when type == ThriftType.String:
-                        value.DisplayMessage = reader.ReadString();
+                    case 1281 when type == TType.String:
+                        value.DisplayMessage = await reader.ReadStringAsync(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasStatus, nameof(TGetOperationStatusResp), "status");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasStatus, nameof(TGetOperationStatusResp), "status");
             return value;
         }
     }

@@ -1,4 +1,8 @@
+using System.Threading;
+using System.Threading.Tasks;
 using MockDatabricks.Protocol.Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
 
 namespace MockDatabricks.Protocol.Cli
 {
@@ -7,14 +11,14 @@ namespace MockDatabricks.Protocol.Cli
     {
         public TOperationHandle OperationHandle { get; set; } = new TOperationHandle();
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, OperationHandle);
-            writer.WriteFieldStop();
+            await writer.WriteStructFieldAsync(1, OperationHandle, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TGetResultSetMetadataReq Read(ThriftReader reader) =>
-            new TGetResultSetMetadataReq { OperationHandle = OperationHandleRequest.ReadHandleOnly(reader, nameof(TGetResultSetMetadataReq)) };
+        public static async Task<TGetResultSetMetadataReq> ReadAsync(TProtocol reader, CancellationToken ct) =>
+            new TGetResultSetMetadataReq { OperationHandle = await OperationHandleRequest.ReadHandleOnlyAsync(reader, nameof(TGetResultSetMetadataReq), ct) };
     }
 
     /// <summary>
@@ -37,81 +41,81 @@ namespace MockDatabricks.Protocol.Cli
 
         public long? CompressedBytes { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructField(1, Status);
+            await writer.WriteStructFieldAsync(1, Status, ct);
             if (Schema != null)
             {
-                writer.WriteStructField(2, Schema);
+                await writer.WriteStructFieldAsync(2, Schema, ct);
             }
 
             if (ResultFormat is TSparkRowSetType format)
             {
-                writer.WriteI32Field(1281, (int)format);
+                await writer.WriteI32FieldAsync(1281, (int)format, ct);
             }
 
             if (Lz4Compressed is bool lz4)
             {
-                writer.WriteBoolField(1282, lz4);
+                await writer.WriteBoolFieldAsync(1282, lz4, ct);
             }
 
             if (ArrowSchema != null)
             {
-                writer.WriteBinaryField(1283, ArrowSchema);
+                await writer.WriteBinaryFieldAsync(1283, ArrowSchema, ct);
             }
 
             if (UncompressedBytes is long uncompressed)
             {
-                writer.WriteI64Field(1285, uncompressed);
+                await writer.WriteI64FieldAsync(1285, uncompressed, ct);
             }
 
             if (CompressedBytes is long compressed)
             {
-                writer.WriteI64Field(1286, compressed);
+                await writer.WriteI64FieldAsync(1286, compressed, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TGetResultSetMetadataResp Read(ThriftReader reader)
+        public static async Task<TGetResultSetMetadataResp> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TGetResultSetMetadataResp();
             bool hasStatus = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.Struct:
-                        value.Status = TStatus.Read(reader);
+                    case 1 when type == TType.Struct:
+                        value.Status = await TStatus.ReadAsync(reader, ct);
                         hasStatus = true;
                         break;
-                    case 2 when type == ThriftType.Struct:
-                        value.Schema = TTableSchema.Read(reader);
+                    case 2 when type == TType.Struct:
+                        value.Schema = await TTableSchema.ReadAsync(reader, ct);
                         break;
-                    case 1281 when type == ThriftType.I32:
-                        value.ResultFormat = (TSparkRowSetType)reader.ReadI32();
+                    case 1281 when type == TType.I32:
+                        value.ResultFormat = (TSparkRowSetType)await reader.ReadI32Async(ct);
                         break;
-                    case 1282 when type == ThriftType.Bool:
-                        value.Lz4Compressed = reader.ReadBool();
+                    case 1282 when type == TType.Bool:
+                        value.Lz4Compressed = await reader.ReadBoolAsync(ct);
                         break;
-                    case 1283 when type == ThriftType.String:
-                        value.ArrowSchema = reader.ReadBinary();
+                    case 1283 when type == TType.String:
+                        value.ArrowSchema = await reader.ReadBinaryAsync(ct);
                         break;
-                    case 1285 when type == ThriftType.I64:
-                        value.UncompressedBytes = reader.ReadI64();
+                    case 1285 when type == TType.I64:
+                        value.UncompressedBytes = await reader.ReadI64Async(ct);
                         break;
-                    case 1286 when type == ThriftType.I64:
-                        value.CompressedBytes = reader.ReadI64();
+                    case 1286 when type == TType.I64:
+                        value.CompressedBytes = await reader.ReadI64Async(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasStatus, nameof(TGetResultSetMetadataResp), "status");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasStatus, nameof(TGetResultSetMetadataResp), "status");
             return value;
         }
     }

@@ -1,5 +1,9 @@
 using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
 using MockDatabricks.Protocol.Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
 
 namespace MockDatabricks.Protocol.Cli
 {
@@ -8,30 +12,30 @@ namespace MockDatabricks.Protocol.Cli
     {
         public List<TColumnDesc> Columns { get; set; } = new List<TColumnDesc>();
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStructListField(1, Columns);
-            writer.WriteFieldStop();
+            await writer.WriteStructListFieldAsync(1, Columns, ct);
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TTableSchema Read(ThriftReader reader)
+        public static async Task<TTableSchema> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             List<TColumnDesc>? columns = null;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
-                if (id == 1 && type == ThriftType.List)
+                if (id == 1 && type == TType.List)
                 {
-                    columns = reader.ReadStructList(TColumnDesc.Read);
+                    columns = await reader.ReadStructListAsync(TColumnDesc.ReadAsync, ct);
                 }
                 else
                 {
-                    reader.Skip(type);
+                    await reader.SkipAsync(type, ct);
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(columns != null, nameof(TTableSchema), "columns");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(columns != null, nameof(TTableSchema), "columns");
             return new TTableSchema { Columns = columns! };
         }
     }
@@ -47,122 +51,123 @@ namespace MockDatabricks.Protocol.Cli
 
         public string? Comment { get; set; }
 
-        public void Write(ThriftWriter writer)
+        public async Task WriteAsync(TProtocol writer, CancellationToken ct)
         {
-            writer.WriteStringField(1, ColumnName);
+            await writer.WriteStringFieldAsync(1, ColumnName, ct);
 
             // typeDesc = TTypeDesc{ types(1) = [ TTypeEntry{ primitiveEntry(1) = TPrimitiveTypeEntry{ type(1) } } ] }
-            writer.WriteFieldBegin(ThriftType.Struct, 2);
-            writer.WriteFieldBegin(ThriftType.List, 1);
-            writer.WriteListBegin(ThriftType.Struct, 1);
-            writer.WriteFieldBegin(ThriftType.Struct, 1);
-            writer.WriteI32Field(1, (int)TypeId);
-            writer.WriteFieldStop(); // TPrimitiveTypeEntry
-            writer.WriteFieldStop(); // TTypeEntry
-            writer.WriteFieldStop(); // TTypeDesc
+            await writer.WriteFieldBeginAsync(new TField(string.Empty, TType.Struct, 2), ct);
+            await writer.WriteFieldBeginAsync(new TField(string.Empty, TType.List, 1), ct);
+            await writer.WriteListBeginAsync(new TList(TType.Struct, 1), ct);
+            await writer.WriteFieldBeginAsync(new TField(string.Empty, TType.Struct, 1), ct);
+            await writer.WriteI32FieldAsync(1, (int)TypeId, ct);
+            await writer.WriteFieldStopAsync(ct); // TPrimitiveTypeEntry
+            await writer.WriteFieldStopAsync(ct); // TTypeEntry
+            await writer.WriteFieldStopAsync(ct); // TTypeDesc
 
-            writer.WriteI32Field(3, Position);
+            await writer.WriteI32FieldAsync(3, Position, ct);
             if (Comment != null)
             {
-                writer.WriteStringField(4, Comment);
+                await writer.WriteStringFieldAsync(4, Comment, ct);
             }
 
-            writer.WriteFieldStop();
+            await writer.WriteFieldStopAsync(ct);
         }
 
-        public static TColumnDesc Read(ThriftReader reader)
+        public static async Task<TColumnDesc> ReadAsync(TProtocol reader, CancellationToken ct)
         {
             var value = new TColumnDesc();
             bool hasName = false, hasType = false, hasPosition = false;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
                 switch (id)
                 {
-                    case 1 when type == ThriftType.String:
-                        value.ColumnName = reader.ReadString();
+                    case 1 when type == TType.String:
+                        value.ColumnName = await reader.ReadStringAsync(ct);
                         hasName = true;
                         break;
-                    case 2 when type == ThriftType.Struct:
-                        value.TypeId = ReadFirstPrimitiveType(reader);
+                    case 2 when type == TType.Struct:
+                        value.TypeId = await ReadFirstPrimitiveTypeAsync(reader, ct);
                         hasType = true;
                         break;
-                    case 3 when type == ThriftType.I32:
-                        value.Position = reader.ReadI32();
+                    case 3 when type == TType.I32:
+                        value.Position = await reader.ReadI32Async(ct);
                         hasPosition = true;
                         break;
-                    case 4 when type == ThriftType.String:
-                        value.Comment = reader.ReadString();
+                    case 4 when type == TType.String:
+                        value.Comment = await reader.ReadStringAsync(ct);
                         break;
                     default:
-                        reader.Skip(type);
+                        await reader.SkipAsync(type, ct);
                         break;
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(hasName, nameof(TColumnDesc), "columnName");
-            ThriftReader.Require(hasType, nameof(TColumnDesc), "typeDesc");
-            ThriftReader.Require(hasPosition, nameof(TColumnDesc), "position");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(hasName, nameof(TColumnDesc), "columnName");
+            ThriftFields.Require(hasType, nameof(TColumnDesc), "typeDesc");
+            ThriftFields.Require(hasPosition, nameof(TColumnDesc), "position");
             return value;
         }
 
         /// <summary>Reads TTypeDesc and returns types[0].primitiveEntry.type, as the driver does (other entries are skipped).</summary>
-        private static TTypeId ReadFirstPrimitiveType(ThriftReader reader)
+        private static async Task<TTypeId> ReadFirstPrimitiveTypeAsync(TProtocol reader, CancellationToken ct)
         {
             TTypeId? result = null;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
-                if (id != 1 || type != ThriftType.List)
+                if (id != 1 || type != TType.List)
                 {
-                    reader.Skip(type);
+                    await reader.SkipAsync(type, ct);
                     continue;
                 }
 
-                (ThriftType elementType, int count) = reader.ReadListBegin();
+                TList list = await reader.ReadListBeginAsync(ct);
+                (TType elementType, int count) = (list.ElementType, list.Count);
                 for (int i = 0; i < count; i++)
                 {
-                    if (elementType != ThriftType.Struct)
+                    if (elementType != TType.Struct)
                     {
-                        reader.Skip(elementType);
+                        await reader.SkipAsync(elementType, ct);
                         continue;
                     }
 
                     // TTypeEntry union
-                    reader.ReadStructBegin();
-                    while (reader.ReadFieldBegin(out ThriftType entryType, out short entryId))
+                    await reader.ReadStructBeginAsync(ct);
+                    while (await reader.ReadFieldHeaderAsync(ct) is (true, var entryType, var entryId))
                     {
-                        if (entryId == 1 && entryType == ThriftType.Struct)
+                        if (entryId == 1 && entryType == TType.Struct)
                         {
-                            reader.ReadStructBegin();
-                            while (reader.ReadFieldBegin(out ThriftType primType, out short primId))
+                            await reader.ReadStructBeginAsync(ct);
+                            while (await reader.ReadFieldHeaderAsync(ct) is (true, var primType, var primId))
                             {
-                                if (primId == 1 && primType == ThriftType.I32)
+                                if (primId == 1 && primType == TType.I32)
                                 {
-                                    TTypeId typeId = (TTypeId)reader.ReadI32();
+                                    TTypeId typeId = (TTypeId)await reader.ReadI32Async(ct);
                                     result ??= typeId;
                                 }
                                 else
                                 {
-                                    reader.Skip(primType);
+                                    await reader.SkipAsync(primType, ct);
                                 }
                             }
 
-                            reader.ReadStructEnd();
+                            await reader.ReadStructEndAsync(ct);
                         }
                         else
                         {
-                            reader.Skip(entryType);
+                            await reader.SkipAsync(entryType, ct);
                         }
                     }
 
-                    reader.ReadStructEnd();
+                    await reader.ReadStructEndAsync(ct);
                 }
             }
 
-            reader.ReadStructEnd();
-            ThriftReader.Require(result != null, "TTypeDesc", "types[0].primitiveEntry.type");
+            await reader.ReadStructEndAsync(ct);
+            ThriftFields.Require(result != null, "TTypeDesc", "types[0].primitiveEntry.type");
             return result!.Value;
         }
     }

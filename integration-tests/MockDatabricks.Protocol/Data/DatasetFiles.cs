@@ -1,77 +1,96 @@
 using System;
 using System.Collections.Generic;
-using MockDatabricks.Protocol.Arrow;
+using System.IO;
+using System.Linq;
+using Apache.Arrow;
+using Apache.Arrow.Ipc;
 using MockDatabricks.Protocol.Lz4;
 
 namespace MockDatabricks.Protocol.Data
 {
-    /// <summary>How a CloudFetch file's Arrow stream is LZ4-framed.</summary>
-    public sealed record FileFraming
-    {
-        public static FileFraming Databricks { get; } = new FileFraming();
-
-        public Lz4FrameOptions Frame { get; init; } = Lz4FrameOptions.Databricks;
-
-        /// <summary>Number of concatenated LZ4 frames per file, cut at even byte offsets (1 = one frame).</summary>
-        public int FramesPerFile { get; init; } = 1;
-
-        /// <summary>One frame per IPC message (schema, each batch, EOS): the small trailing EOS frame is what trips naive decoders.</summary>
-        public bool FramePerMessage { get; init; }
-
-        public override string ToString() =>
-            $"{Frame};frames={(FramePerMessage ? "per_message" : FramesPerFile.ToString(System.Globalization.CultureInfo.InvariantCulture))}";
-    }
-
-    /// <summary>An uncompressed Arrow IPC stream for one file, with the byte offset where each message starts.</summary>
+    /// <summary>An uncompressed Arrow IPC stream for one file, with the byte offset where each message starts (schema, batches, EOS).</summary>
     public sealed record IpcFile(byte[] Bytes, IReadOnlyList<int> MessageOffsets);
 
-    /// <summary>Builds the bytes the server stores and serves: Arrow IPC streams per file, LZ4 framing, inline batch messages.</summary>
+    /// <summary>
+    /// Builds the bytes the server stores and serves, all written by Apache.Arrow's <see cref="ArrowStreamWriter"/>:
+    /// Arrow IPC streams per file, the arrowSchema metadata, inline batch messages; and their LZ4 framing.
+    /// </summary>
     public static class DatasetFiles
     {
         public static IpcFile BuildIpcStream(DatasetGenerator generator, DatasetLayout layout, int fileIndex)
         {
             RowRange file = layout.File(fileIndex);
             long estimate = file.RowCount * DatasetGenerator.EstimatedRowBytes(generator.Spec.Profile);
-            var output = new ByteBuilder((int)Math.Min(Array.MaxLength, estimate + (estimate / 4) + 4096));
+            using var output = new MemoryStream((int)Math.Min(System.Array.MaxLength, estimate + (estimate / 4) + 4096));
             var offsets = new List<int> { 0 };
-            ArrowIpcWriter.WriteSchemaMessage(output, generator.Schema);
-            foreach (RowRange batch in layout.Batches(file))
+            using (var writer = new ArrowStreamWriter(output, generator.Schema, leaveOpen: true))
             {
-                offsets.Add(output.Length);
-                ArrowColumnBuilder[] builders = generator.CreateBuilders((int)batch.RowCount);
-                generator.AppendRows(batch.StartRow, (int)batch.RowCount, builders);
-                ArrowIpcWriter.WriteRecordBatchMessage(output, builders);
+                writer.WriteStart();
+                foreach (RowRange range in layout.Batches(file))
+                {
+                    offsets.Add((int)output.Position);
+                    using RecordBatch batch = generator.BuildBatch(range.StartRow, (int)range.RowCount);
+                    writer.WriteRecordBatch(batch);
+                }
+
+                offsets.Add((int)output.Position);
+                writer.WriteEnd();
             }
 
-            offsets.Add(output.Length);
-            ArrowIpcWriter.WriteEndOfStream(output);
             return new IpcFile(output.ToArray(), offsets);
         }
 
+        /// <summary>The file's LZ4 encoding: one frame (Databricks), N frames, a frame per message, or one frame flushed per message.</summary>
         public static byte[] Compress(IpcFile file, FileFraming framing)
         {
+            int[] messageStarts = file.MessageOffsets.Skip(1).ToArray();
             if (framing.FramePerMessage)
             {
-                var splits = new List<int>();
-                for (int i = 1; i < file.MessageOffsets.Count; i++)
-                {
-                    splits.Add(file.MessageOffsets[i]);
-                }
+                return Lz4Framing.EncodeFrames(file.Bytes, framing.Frame, messageStarts);
+            }
 
-                return Lz4FrameEncoder.EncodeFrames(file.Bytes, framing.Frame, splits);
+            if (framing.FlushPerMessage)
+            {
+                return Lz4Framing.EncodeFlushed(file.Bytes, framing.Frame, messageStarts);
             }
 
             return framing.FramesPerFile <= 1
-                ? Lz4FrameEncoder.Encode(file.Bytes, framing.Frame)
-                : Lz4FrameEncoder.EncodeFrames(file.Bytes, framing.Frame, Lz4FrameEncoder.EvenSplits(file.Bytes.Length, framing.FramesPerFile));
+                ? Lz4Framing.Encode(file.Bytes, framing.Frame)
+                : Lz4Framing.EncodeFrames(file.Bytes, framing.Frame, Lz4Framing.EvenSplits(file.Bytes.Length, framing.FramesPerFile));
         }
 
-        /// <summary>One encapsulated RecordBatch message (no schema) for an inline TSparkArrowBatch.</summary>
+        /// <summary>
+        /// The arrowSchema metadata: one encapsulated Schema message, no end-of-stream marker. The driver reads it with
+        /// ArrowStreamReader(...).Schema; the Python connector puts it in front of the inline batches and reads the
+        /// whole as one stream, so Databricks cannot be sending an EOS there.
+        /// </summary>
+        public static byte[] SchemaMessage(Schema schema)
+        {
+            using var output = new MemoryStream();
+            using var writer = new ArrowStreamWriter(output, schema, leaveOpen: true);
+            writer.WriteStart();
+            return output.ToArray();
+        }
+
+        /// <summary>One inline TSparkArrowBatch payload for rows of the data set.</summary>
         public static byte[] BuildInlineBatch(DatasetGenerator generator, RowRange range)
         {
-            ArrowColumnBuilder[] builders = generator.CreateBuilders((int)range.RowCount);
-            generator.AppendRows(range.StartRow, (int)range.RowCount, builders);
-            return ArrowIpcWriter.RecordBatchMessage(builders);
+            using RecordBatch batch = generator.BuildBatch(range.StartRow, (int)range.RowCount);
+            return RecordBatchMessage(batch);
+        }
+
+        /// <summary>
+        /// One encapsulated RecordBatch message and nothing else (no schema before it, no end-of-stream after it):
+        /// what Databricks puts in a TSparkArrowBatch and what ArrowSerializationHelpers.DeserializeRecordBatch reads.
+        /// </summary>
+        public static byte[] RecordBatchMessage(RecordBatch batch)
+        {
+            using var output = new MemoryStream();
+            using var writer = new ArrowStreamWriter(output, batch.Schema, leaveOpen: true);
+            writer.WriteStart();
+            int schemaEnd = (int)output.Position;
+            writer.WriteRecordBatch(batch);
+            return output.GetBuffer().AsSpan(schemaEnd, (int)output.Length - schemaEnd).ToArray();
         }
     }
 }

@@ -1,8 +1,10 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Buffers.Binary;
 using System.Text;
-using MockDatabricks.Protocol.Arrow;
+using Apache.Arrow;
+using Apache.Arrow.Types;
 
 namespace MockDatabricks.Protocol.Data
 {
@@ -70,7 +72,7 @@ namespace MockDatabricks.Protocol.Data
 
         public DatasetSpec Spec { get; }
 
-        public ArrowSchema Schema { get; }
+        public Schema Schema { get; }
 
         /// <summary>Average uncompressed Arrow bytes per row (used to cut files of about the target size).</summary>
         public static long EstimatedRowBytes(DatasetProfile profile) => profile switch
@@ -80,9 +82,13 @@ namespace MockDatabricks.Protocol.Data
             _ => 100,
         };
 
-        public static ArrowSchema SchemaFor(DatasetProfile profile) => Define(profile).Schema;
+        public static Schema SchemaFor(DatasetProfile profile) => Define(profile).Schema;
 
-        /// <summary>The expected value at (row, column) as the column's CLR type (see <see cref="ArrowColumnType.ClrType"/>), or null.</summary>
+        /// <summary>
+        /// The expected value at (row, column), computed from (seed, row, column) alone, as the CLR type
+        /// <see cref="ArrowValues.Get"/> reads from the column: long, int, double, decimal, string, DateTimeOffset,
+        /// DateOnly, bool; or null.
+        /// </summary>
         public object? GetValue(long row, int column)
         {
             if (row < 0 || row >= Spec.Rows)
@@ -122,95 +128,96 @@ namespace MockDatabricks.Protocol.Data
             }
         }
 
-        /// <summary>New builders for this schema, sized for <paramref name="rows"/> rows.</summary>
-        public ArrowColumnBuilder[] CreateBuilders(int rows) =>
-            Schema.Fields.Select(f => new ArrowColumnBuilder(f, rows)).ToArray();
-
-        /// <summary>Appends rows [start, start+count) to the builders (the fast path used to build files).</summary>
-        public void AppendRows(long start, int count, IReadOnlyList<ArrowColumnBuilder> builders)
+        /// <summary>Rows [start, start+count) as a record batch built with Apache.Arrow's array builders (the fast path used to build files).</summary>
+        public RecordBatch BuildBatch(long start, int count)
         {
-            Span<byte> scratch = stackalloc byte[2048];
-            for (int column = 0; column < _kinds.Length; column++)
+            var arrays = new IArrowArray[_kinds.Length];
+            for (int column = 0; column < arrays.Length; column++)
             {
-                ArrowColumnBuilder builder = builders[column];
-                ColumnKind kind = _kinds[column];
-                for (long row = start; row < start + count; row++)
-                {
-                    if (IsNull(row, column))
-                    {
-                        builder.AppendNull();
-                        continue;
-                    }
-
-                    ulong h = ValueHash(row, column, kind);
-                    switch (kind)
-                    {
-                        case ColumnKind.Id:
-                            builder.AppendInt64(row);
-                            break;
-                        case ColumnKind.Quantity:
-                            builder.AppendInt32(Quantity(h));
-                            break;
-                        case ColumnKind.Price:
-                            builder.AppendDouble(Price(h));
-                            break;
-                        case ColumnKind.Amount:
-                            builder.AppendDecimalUnscaled(AmountUnscaled(h));
-                            break;
-                        case ColumnKind.CreatedAt:
-                            builder.AppendInt64(CreatedAtMicros(row, h));
-                            break;
-                        case ColumnKind.EventDate:
-                            builder.AppendInt32(EventDateDays(row, h));
-                            break;
-                        case ColumnKind.IsActive:
-                            builder.AppendBool((h & 1) == 1);
-                            break;
-                        case ColumnKind.Country:
-                            builder.AppendUtf8(s_countryBytes[CountryIndex(h)]);
-                            break;
-                        default:
-                            int length = WriteText(row, column, kind, scratch);
-                            builder.AppendUtf8(scratch.Slice(0, length));
-                            break;
-                    }
-                }
+                arrays[column] = BuildColumn(column, start, count);
             }
+
+            return new RecordBatch(Schema, arrays, count);
         }
 
-        private static (ArrowSchema Schema, ColumnKind[] Kinds) Define(DatasetProfile profile)
+        private IArrowArray BuildColumn(int column, long start, int count)
         {
-            var columns = new List<(ArrowField, ColumnKind)>
+            IArrowType type = Schema.FieldsList[column].DataType;
+            ColumnKind kind = _kinds[column];
+            byte[] scratch = new byte[2048];
+            return kind switch
             {
-                (new ArrowField("id", ArrowColumnType.Int64, Nullable: false), ColumnKind.Id),
+                ColumnKind.Id => Fill(new Int64Array.Builder(), column, start, count, (b, row, _) => b.Append(row)),
+                ColumnKind.Quantity => Fill(new Int32Array.Builder(), column, start, count, (b, _, h) => b.Append(Quantity(h))),
+                ColumnKind.Price => Fill(new DoubleArray.Builder(), column, start, count, (b, _, h) => b.Append(Price(h))),
+                // The 16-byte two's complement unscaled value: exact, and without a decimal round trip per value.
+                ColumnKind.Amount => Fill(new Decimal128Array.Builder((Decimal128Type)type), column, start, count, (b, _, h) =>
+                {
+                    BinaryPrimitives.WriteInt128LittleEndian(scratch, AmountUnscaled(h));
+                    b.Append(scratch.AsSpan(0, 16));
+                }),
+                ColumnKind.CreatedAt => Fill(new TimestampArray.Builder((TimestampType)type), column, start, count, (b, row, h) => b.Append(DateTimeOffset.UnixEpoch.AddTicks(CreatedAtMicros(row, h) * 10))),
+                ColumnKind.EventDate => Fill(new Date32Array.Builder(), column, start, count, (b, row, h) => b.Append(DateOnly.FromDayNumber(s_epochDay + EventDateDays(row, h)))),
+                ColumnKind.IsActive => Fill(new BooleanArray.Builder(), column, start, count, (b, _, h) => b.Append((h & 1) == 1)),
+                ColumnKind.Country => Fill(new StringArray.Builder(), column, start, count, (b, _, h) => b.Append(s_countryBytes[CountryIndex(h)].AsSpan())),
+                _ => Fill(new StringArray.Builder(), column, start, count, (b, row, _) => b.Append(scratch.AsSpan(0, WriteText(row, column, kind, scratch)))),
+            };
+        }
+
+        /// <summary>Appends rows [start, start+count) of a column: null where the formula says so, else the value from the row's hash.</summary>
+        private IArrowArray Fill<TBuilder>(TBuilder builder, int column, long start, int count, Action<TBuilder, long, ulong> append)
+            where TBuilder : IArrowArrayBuilder<IArrowArray, TBuilder>
+        {
+            builder.Reserve(count);
+            ColumnKind kind = _kinds[column];
+            for (long row = start; row < start + count; row++)
+            {
+                if (IsNull(row, column))
+                {
+                    builder.AppendNull();
+                }
+                else
+                {
+                    append(builder, row, ValueHash(row, column, kind));
+                }
+            }
+
+            return builder.Build(default);
+        }
+
+        private static (Schema Schema, ColumnKind[] Kinds) Define(DatasetProfile profile)
+        {
+            var columns = new List<(Field, ColumnKind)>
+            {
+                (new Field("id", Int64Type.Default, nullable: false), ColumnKind.Id),
             };
             switch (profile)
             {
                 case DatasetProfile.Narrow:
-                    columns.Add((new ArrowField("quantity", ArrowColumnType.Int32), ColumnKind.Quantity));
-                    columns.Add((new ArrowField("price", ArrowColumnType.Float64), ColumnKind.Price));
+                    columns.Add((new Field("quantity", Int32Type.Default, nullable: true), ColumnKind.Quantity));
+                    columns.Add((new Field("price", DoubleType.Default, nullable: true), ColumnKind.Price));
                     break;
                 case DatasetProfile.Strings:
-                    columns.Add((new ArrowField("notes", ArrowColumnType.Utf8), ColumnKind.LongText));
-                    columns.Add((new ArrowField("country", ArrowColumnType.Utf8, Nullable: false), ColumnKind.Country));
+                    columns.Add((new Field("notes", StringType.Default, nullable: true), ColumnKind.LongText));
+                    columns.Add((new Field("country", StringType.Default, nullable: false), ColumnKind.Country));
                     break;
                 default:
-                    columns.Add((new ArrowField("quantity", ArrowColumnType.Int32), ColumnKind.Quantity));
-                    columns.Add((new ArrowField("price", ArrowColumnType.Float64), ColumnKind.Price));
-                    columns.Add((new ArrowField("amount", ArrowColumnType.Decimal(18, 4)), ColumnKind.Amount));
-                    columns.Add((new ArrowField("description", ArrowColumnType.Utf8), ColumnKind.Description));
-                    columns.Add((new ArrowField("created_at", ArrowColumnType.TimestampUtc), ColumnKind.CreatedAt));
-                    columns.Add((new ArrowField("event_date", ArrowColumnType.Date32), ColumnKind.EventDate));
-                    columns.Add((new ArrowField("is_active", ArrowColumnType.Bool), ColumnKind.IsActive));
-                    columns.Add((new ArrowField("country", ArrowColumnType.Utf8, Nullable: false), ColumnKind.Country));
+                    columns.Add((new Field("quantity", Int32Type.Default, nullable: true), ColumnKind.Quantity));
+                    columns.Add((new Field("price", DoubleType.Default, nullable: true), ColumnKind.Price));
+                    columns.Add((new Field("amount", new Decimal128Type(18, 4), nullable: true), ColumnKind.Amount));
+                    columns.Add((new Field("description", StringType.Default, nullable: true), ColumnKind.Description));
+                    columns.Add((new Field("created_at", new TimestampType(TimeUnit.Microsecond, "Etc/UTC"), nullable: true), ColumnKind.CreatedAt));
+                    columns.Add((new Field("event_date", Date32Type.Default, nullable: true), ColumnKind.EventDate));
+                    columns.Add((new Field("is_active", BooleanType.Default, nullable: true), ColumnKind.IsActive));
+                    columns.Add((new Field("country", StringType.Default, nullable: false), ColumnKind.Country));
                     break;
             }
 
-            return (new ArrowSchema(columns.Select(c => c.Item1).ToList()), columns.Select(c => c.Item2).ToArray());
+            return (new Schema(columns.Select(c => c.Item1), metadata: null), columns.Select(c => c.Item2).ToArray());
         }
 
         private bool IsNull(long row, int column) =>
-            Schema.Fields[column].Nullable && (Hash(row, column, 15) % 100) < 5;
+            Schema.FieldsList[column].IsNullable && (Hash(row, column, 15) % 100) < 5;
 
         // Most order lines have quantity 1, some a few units, rare bulk orders.
         private static int Quantity(ulong h) => (h % 8) switch

@@ -1,3 +1,5 @@
+using K4os.Compression.LZ4.Streams;
+
 namespace MockDatabricks.Protocol.Lz4
 {
     /// <summary>LZ4 frame block maximum sizes, with their BD-byte codes.</summary>
@@ -10,8 +12,8 @@ namespace MockDatabricks.Protocol.Lz4
     }
 
     /// <summary>
-    /// Options of the LZ4 frame writer. The defaults mimic what Databricks is believed to send (lz4-java's
-    /// frame output stream: 4 MB blocks, independent, no checksums, no content size).
+    /// LZ4 frame options of the mock's files and inline batches. The defaults mimic what Databricks is believed to
+    /// send (lz4-java's frame output stream: 4 MB blocks, independent, no checksums, no content size).
     /// </summary>
     public sealed record Lz4FrameOptions
     {
@@ -34,6 +36,15 @@ namespace MockDatabricks.Protocol.Lz4
             Lz4BlockMaxSize.Max256KB => 256 * 1024,
             Lz4BlockMaxSize.Max1MB => 1024 * 1024,
             _ => 4 * 1024 * 1024,
+        };
+
+        /// <summary>K4os settings for these options; the content size is written by <see cref="Lz4Framing"/> (K4os's stream writer does not).</summary>
+        public LZ4EncoderSettings ToEncoderSettings() => new LZ4EncoderSettings
+        {
+            BlockSize = BlockMaxBytes,
+            ChainBlocks = !IndependentBlocks,
+            BlockChecksum = BlockChecksum,
+            ContentChecksum = ContentChecksum,
         };
 
         public override string ToString() =>

@@ -1,8 +1,15 @@
+using System.Threading;
+using System.Threading.Tasks;
+using Thrift.Protocol;
+
 namespace MockDatabricks.Protocol.Thrift
 {
-    /// <summary>A Thrift struct that can write itself (fields then STOP). Reading is a static Read(ThriftReader) per type.</summary>
+    /// <summary>
+    /// A TCLIService struct that writes its fields and STOP (the enclosing struct begin/end is written by
+    /// <see cref="ThriftFields.WriteStructFieldAsync"/>). Reading is a static <c>ReadAsync(TProtocol, CancellationToken)</c> per type.
+    /// </summary>
     public interface IThriftStruct
     {
-        void Write(ThriftWriter writer);
+        Task WriteAsync(TProtocol writer, CancellationToken ct);
     }
 }

@@ -1,111 +1,114 @@
 using System;
+using System.Threading;
+using System.Threading.Tasks;
+using Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
+using Thrift.Transport.Client;
 
 namespace MockDatabricks.Protocol.Thrift
 {
     /// <summary>
-    /// The TCLIService message envelope: a call carries <c>&lt;Method&gt;_args</c> with the request in field 1;
-    /// a reply carries <c>&lt;Method&gt;_result</c> with the response in field 0 (<c>success</c>); errors outside
-    /// the response travel as an EXCEPTION message with a TApplicationException. Both directions live here so
-    /// the server and the test client share one implementation.
+    /// The TCLIService message envelope over ApacheThrift's binary protocol: a call carries <c>&lt;Method&gt;_args</c>
+    /// with the request in field 1; a reply carries <c>&lt;Method&gt;_result</c> with the response in field 0
+    /// (<c>success</c>); errors outside the response travel as an EXCEPTION message with a
+    /// <see cref="TApplicationException"/>. Both directions live here so the server and the test client share them.
     /// </summary>
     public static class ThriftMessages
     {
-        public static byte[] EncodeCall(string method, int sequenceId, IThriftStruct request)
-        {
-            var writer = new ThriftWriter();
-            writer.WriteMessageBegin(method, ThriftMessageType.Call, sequenceId);
-            writer.WriteStructField(1, request);
-            writer.WriteFieldStop();
-            return writer.ToArray();
-        }
+        public static Task<byte[]> EncodeCallAsync(string method, int sequenceId, IThriftStruct request, CancellationToken ct = default) =>
+            EncodeAsync(new TMessage(method, TMessageType.Call, sequenceId), (protocol, token) => WriteWrapperAsync(protocol, method + "_args", 1, request, token), ct);
 
-        public static byte[] EncodeReply(string method, int sequenceId, IThriftStruct response)
-        {
-            var writer = new ThriftWriter(1024);
-            writer.WriteMessageBegin(method, ThriftMessageType.Reply, sequenceId);
-            writer.WriteStructField(0, response);
-            writer.WriteFieldStop();
-            return writer.ToArray();
-        }
+        public static Task<byte[]> EncodeReplyAsync(string method, int sequenceId, IThriftStruct response, CancellationToken ct = default) =>
+            EncodeAsync(new TMessage(method, TMessageType.Reply, sequenceId), (protocol, token) => WriteWrapperAsync(protocol, method + "_result", 0, response, token), ct);
 
-        public static byte[] EncodeException(string method, int sequenceId, ThriftApplicationException error)
-        {
-            var writer = new ThriftWriter();
-            writer.WriteMessageBegin(method, ThriftMessageType.Exception, sequenceId);
-            error.Write(writer);
-            return writer.ToArray();
-        }
+        public static Task<byte[]> EncodeExceptionAsync(string method, int sequenceId, TApplicationException error, CancellationToken ct = default) =>
+            EncodeAsync(new TMessage(method, TMessageType.Exception, sequenceId), error.WriteAsync, ct);
 
-        /// <summary>Server side: reads the request struct out of <c>&lt;Method&gt;_args</c> (field 1).</summary>
-        public static T ReadCallArguments<T>(ThriftReader reader, string method, Func<ThriftReader, T> readRequest)
-            where T : class
-        {
-            T? request = null;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
-            {
-                if (id == 1 && type == ThriftType.Struct)
-                {
-                    request = readRequest(reader);
-                }
-                else
-                {
-                    reader.Skip(type);
-                }
-            }
-
-            reader.ReadStructEnd();
-            return request ?? throw new ThriftProtocolException($"{method}_args has no 'req' struct in field 1.");
-        }
+        /// <summary>A binary protocol reading one complete message held in memory.</summary>
+        public static TBinaryProtocol OpenReader(byte[] body) => new TBinaryProtocol(new TMemoryBufferTransport(body, new TConfiguration()));
 
         /// <summary>Server side: reads a CALL message header (other message types are a protocol error).</summary>
-        public static ThriftMessageHeader ReadCallHeader(ThriftReader reader)
+        public static async Task<TMessage> ReadCallHeaderAsync(TProtocol reader, CancellationToken ct = default)
         {
-            ThriftMessageHeader header = reader.ReadMessageBegin();
-            if (header.Type != ThriftMessageType.Call && header.Type != ThriftMessageType.Oneway)
+            TMessage header = await reader.ReadMessageBeginAsync(ct);
+            if (header.Type != TMessageType.Call && header.Type != TMessageType.Oneway)
             {
-                throw new ThriftProtocolException($"Expected a CALL message, got {header.Type}.");
+                throw new TProtocolException(TProtocolException.INVALID_DATA, $"Expected a CALL message, got {header.Type}.");
             }
 
             return header;
         }
 
-        /// <summary>
-        /// Client side: decodes a reply; throws <see cref="ThriftApplicationException"/> for EXCEPTION messages and
-        /// for a result without <c>success</c> (the generated client's "unknown result").
-        /// </summary>
-        public static T DecodeReply<T>(ReadOnlyMemory<byte> body, string method, Func<ThriftReader, T> readResponse)
+        /// <summary>Server side: reads the request struct out of <c>&lt;Method&gt;_args</c> (field 1).</summary>
+        public static async Task<T> ReadCallArgumentsAsync<T>(TProtocol reader, string method, Func<TProtocol, CancellationToken, Task<T>> readRequest, CancellationToken ct = default)
             where T : class
         {
-            var reader = new ThriftReader(body);
-            ThriftMessageHeader header = reader.ReadMessageBegin();
-            if (header.Type == ThriftMessageType.Exception)
+            T? request = await ReadWrapperAsync(reader, 1, readRequest, ct);
+            return request ?? throw new TProtocolException(TProtocolException.INVALID_DATA, $"{method}_args has no 'req' struct in field 1.");
+        }
+
+        /// <summary>
+        /// Client side: decodes a reply; throws <see cref="TApplicationException"/> for EXCEPTION messages and for a
+        /// result without <c>success</c> (what the generated client throws: MissingResult, "unknown result").
+        /// </summary>
+        public static async Task<T> DecodeReplyAsync<T>(byte[] body, string method, Func<TProtocol, CancellationToken, Task<T>> readResponse, CancellationToken ct = default)
+            where T : class
+        {
+            using TBinaryProtocol reader = OpenReader(body);
+            TMessage header = await reader.ReadMessageBeginAsync(ct);
+            if (header.Type == TMessageType.Exception)
             {
-                throw ThriftApplicationException.Read(reader);
+                throw await TApplicationException.ReadAsync(reader, ct);
             }
 
-            if (header.Type != ThriftMessageType.Reply)
+            if (header.Type != TMessageType.Reply)
             {
-                throw new ThriftProtocolException($"Expected a REPLY to {method}, got {header.Type}.");
+                throw new TProtocolException(TProtocolException.INVALID_DATA, $"Expected a REPLY to {method}, got {header.Type}.");
             }
 
-            T? response = null;
-            reader.ReadStructBegin();
-            while (reader.ReadFieldBegin(out ThriftType type, out short id))
+            T? response = await ReadWrapperAsync(reader, 0, readResponse, ct);
+            return response ?? throw new TApplicationException(TApplicationException.ExceptionType.MissingResult, $"{method} failed: unknown result");
+        }
+
+        private static async Task<byte[]> EncodeAsync(TMessage header, Func<TProtocol, CancellationToken, Task> writeBody, CancellationToken ct)
+        {
+            using var transport = new TMemoryBufferTransport(new TConfiguration(), 1024);
+            using var writer = new TBinaryProtocol(transport);
+            await writer.WriteMessageBeginAsync(header, ct);
+            await writeBody(writer, ct);
+            await writer.WriteMessageEndAsync(ct);
+            return transport.GetBuffer();
+        }
+
+        private static async Task WriteWrapperAsync(TProtocol writer, string wrapperName, short fieldId, IThriftStruct value, CancellationToken ct)
+        {
+            await writer.WriteStructBeginAsync(new TStruct(wrapperName), ct);
+            await writer.WriteStructFieldAsync(fieldId, value, ct);
+            await writer.WriteFieldStopAsync(ct);
+            await writer.WriteStructEndAsync(ct);
+        }
+
+        private static async Task<T?> ReadWrapperAsync<T>(TProtocol reader, short fieldId, Func<TProtocol, CancellationToken, Task<T>> readValue, CancellationToken ct)
+            where T : class
+        {
+            T? value = null;
+            await reader.ReadStructBeginAsync(ct);
+            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
             {
-                if (id == 0 && type == ThriftType.Struct)
+                if (id == fieldId && type == TType.Struct)
                 {
-                    response = readResponse(reader);
+                    value = await readValue(reader, ct);
                 }
                 else
                 {
-                    reader.Skip(type);
+                    await reader.SkipAsync(type, ct);
                 }
             }
 
-            reader.ReadStructEnd();
-            return response ?? throw new ThriftApplicationException(
-                ThriftApplicationErrorType.MissingResult, $"{method} failed: unknown result");
+            await reader.ReadStructEndAsync(ct);
+            await reader.ReadMessageEndAsync(ct);
+            return value;
         }
     }
 }

@@ -7,6 +7,7 @@ using System.Threading.Tasks;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
+using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Faults;
 using MockDatabricks.Server.ResultSets;
 using MockDatabricks.Server.State;
@@ -64,10 +65,13 @@ namespace MockDatabricks.Server.Endpoints
                     files = d.Layout.FileCount,
                     rowsPerFile = d.Layout.RowsPerFile,
                     builtFiles = d.BuiltFileCount,
+                    fileBuilds = d.FileBuilds,
+                    inlineBuilds = d.InlineBuilds,
                     cachedBytes = d.CachedBytes,
-                    schema = d.Schema.ToString(),
+                    schema = ArrowValues.Describe(d.Schema),
                 }),
             }));
+            app.MapPost("/admin/datasets/prepare", PrepareDatasetEndpoint.HandleAsync);
             app.MapDelete("/admin/datasets", (DatasetStore store) =>
             {
                 store.Clear();

@@ -1,6 +1,7 @@
 using System;
 using System.Threading.Tasks;
-using MockDatabricks.Protocol.Arrow;
+using Apache.Arrow;
+using Apache.Arrow.Types;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Query;
@@ -176,30 +177,20 @@ namespace MockDatabricks.Server.Endpoints
 
             if (query.Kind != StatementKind.Dataset)
             {
-                var field = query.Kind == StatementKind.SelectOne
-                    ? new ArrowField("1", ArrowColumnType.Int32, Nullable: false)
-                    : new ArrowField("result", ArrowColumnType.Utf8);
-                var builder = new ArrowColumnBuilder(field, 1);
-                if (query.Kind == StatementKind.SelectOne)
-                {
-                    builder.AppendInt32(1);
-                }
-
+                // SELECT 1: one INT row; USE/SET: an empty string column, no rows.
+                bool one = query.Kind == StatementKind.SelectOne;
+                var schema = new Schema(new[] { one ? new Field("1", Int32Type.Default, nullable: false) : new Field("result", StringType.Default, nullable: true) }, metadata: null);
+                IArrowArray column = one ? new Int32Array.Builder().Append(1).Build() : new StringArray.Builder().Build();
+                using var batch = new RecordBatch(schema, new[] { column }, column.Length);
                 return new MockOperation(handle, session, request.Statement, query, null, cloudFetch: false, lz4)
                 {
-                    StaticSchema = new ArrowSchema(new[] { field }),
-                    StaticBatch = ArrowIpcWriter.RecordBatchMessage(new[] { builder }),
-                    StaticRows = builder.Length,
+                    StaticSchema = schema,
+                    StaticBatch = DatasetFiles.RecordBatchMessage(batch),
+                    StaticRows = batch.Length,
                 };
             }
 
-            long estimatedBytes = query.Dataset.Rows * DatasetGenerator.EstimatedRowBytes(query.Dataset.Profile);
-            bool cloudFetch = request.CanDownloadResult == true && query.Mode switch
-            {
-                ResultMode.Inline => false,
-                ResultMode.CloudFetch => true,
-                _ => estimatedBytes > query.InlineMaxBytes,
-            };
+            bool cloudFetch = query.UsesCloudFetch(request.CanDownloadResult == true);
 
             // Inline batches are framed with the data set's frame options too; files and batches share one cache entry.
             StoredDataset dataset = _datasets.Get(query.Dataset, lz4, query.Framing);

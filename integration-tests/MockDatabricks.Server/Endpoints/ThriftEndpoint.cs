@@ -6,6 +6,10 @@ using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Thrift;
 using MockDatabricks.Server.Faults;
 using MockDatabricks.Server.State;
+using Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
+using Thrift.Transport;
 
 namespace MockDatabricks.Server.Endpoints
 {
@@ -55,31 +59,32 @@ namespace MockDatabricks.Server.Endpoints
                 return;
             }
 
-            var reader = new ThriftReader(body);
-            ThriftMessageHeader header;
+            using TProtocol reader = ThriftMessages.OpenReader(body);
+            TMessage header;
             try
             {
-                header = ThriftMessages.ReadCallHeader(reader);
+                header = await ThriftMessages.ReadCallHeaderAsync(reader, context.RequestAborted).ConfigureAwait(false);
             }
-            catch (ThriftProtocolException ex)
+            catch (Exception ex) when (ex is TProtocolException or TTransportException)
             {
                 await BadRequestAsync(context, "?", "Not a Thrift binary protocol CALL message: " + ex.Message).ConfigureAwait(false);
                 return;
             }
 
             var call = new RpcCall(header, context, BaseUrl(context));
-            byte[] reply;
+            Answer answer;
             try
             {
-                reply = await DispatchAsync(call, reader).ConfigureAwait(false);
+                answer = await DispatchAsync(call, reader).ConfigureAwait(false);
             }
-            catch (ThriftProtocolException ex)
+            catch (Exception ex) when (ex is TProtocolException or TTransportException)
             {
-                reply = Exception(call, ThriftApplicationErrorType.ProtocolError, $"{header.Name}: malformed arguments: {ex.Message}");
+                // Truncated arguments surface as a transport END_OF_FILE, bad values as protocol errors: both are the client's fault.
+                answer = Exception(call, TApplicationException.ExceptionType.ProtocolError, $"{header.Name}: malformed arguments: {ex.Message}");
             }
             catch (Exception ex) when (ex is not OperationCanceledException)
             {
-                reply = Exception(call, ThriftApplicationErrorType.InternalError, $"{header.Name}: mock server error: {ex.GetType().Name}: {ex.Message}");
+                answer = Exception(call, TApplicationException.ExceptionType.InternalError, $"{header.Name}: mock server error: {ex.GetType().Name}: {ex.Message}");
             }
 
             if (call.HttpStatus != StatusCodes.Status200OK)
@@ -91,19 +96,22 @@ namespace MockDatabricks.Server.Endpoints
             }
 
             Journal(call);
+            byte[] reply = answer.Response != null
+                ? await ThriftMessages.EncodeReplyAsync(header.Name, header.SeqID, answer.Response, context.RequestAborted).ConfigureAwait(false)
+                : await ThriftMessages.EncodeExceptionAsync(header.Name, header.SeqID, answer.Error!, context.RequestAborted).ConfigureAwait(false);
             context.Response.ContentType = "application/x-thrift";
             context.Response.ContentLength = reply.Length;
             await context.Response.Body.WriteAsync(reply, context.RequestAborted).ConfigureAwait(false);
         }
 
-        private async Task<byte[]> DispatchAsync(RpcCall call, ThriftReader reader)
+        private async Task<Answer> DispatchAsync(RpcCall call, TProtocol reader)
         {
             switch (call.Header.Name)
             {
                 case "OpenSession":
                     {
-                        TOpenSessionReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TOpenSessionReq.Read);
-                        if (InjectFault(call, null) is byte[] faulted)
+                        TOpenSessionReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TOpenSessionReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
+                        if (InjectFault(call, null) is Answer faulted)
                         {
                             return faulted;
                         }
@@ -115,7 +123,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "ExecuteStatement":
                     {
-                        TExecuteStatementReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TExecuteStatementReq.Read);
+                        TExecuteStatementReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TExecuteStatementReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
                         call.Session = request.SessionHandle.SessionId.ToHex();
                         call.Detail = request.Statement.Length <= 300 ? request.Statement : request.Statement.Substring(0, 300) + "...";
                         call.MaxRows = request.GetDirectResults?.MaxRows;
@@ -125,7 +133,7 @@ namespace MockDatabricks.Server.Endpoints
                         {
                             call.Operation = operation.Id;
                             call.Tag = operation.Tag;
-                            if (InjectFault(call, operation) is byte[] faulted)
+                            if (InjectFault(call, operation) is Answer faulted)
                             {
                                 return faulted;
                             }
@@ -136,7 +144,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "GetOperationStatus":
                     {
-                        TGetOperationStatusReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TGetOperationStatusReq.Read);
+                        TGetOperationStatusReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TGetOperationStatusReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
                         return WithOperation(call, request.OperationHandle, operation =>
                         {
                             TGetOperationStatusResp response = _service.GetOperationStatus(operation);
@@ -147,7 +155,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "GetResultSetMetadata":
                     {
-                        TGetResultSetMetadataReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TGetResultSetMetadataReq.Read);
+                        TGetResultSetMetadataReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TGetResultSetMetadataReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
                         return WithOperation(call, request.OperationHandle, operation =>
                         {
                             TGetResultSetMetadataResp response = _service.GetResultSetMetadata(operation);
@@ -157,7 +165,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "FetchResults":
                     {
-                        TFetchResultsReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TFetchResultsReq.Read);
+                        TFetchResultsReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TFetchResultsReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
                         call.StartRowOffset = request.StartRowOffset;
                         call.MaxRows = request.MaxRows;
                         call.MaxBytes = request.MaxBytes;
@@ -168,7 +176,7 @@ namespace MockDatabricks.Server.Endpoints
                             return Reply(call, new TFetchResultsResp { Status = missing, HasMoreRows = false, Results = new TRowSet { ArrowBatches = new() } }, missing);
                         }
 
-                        if (InjectFault(call, operation) is byte[] faulted)
+                        if (InjectFault(call, operation) is Answer faulted)
                         {
                             return faulted;
                         }
@@ -182,7 +190,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "CloseOperation":
                     {
-                        TCloseOperationReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TCloseOperationReq.Read);
+                        TCloseOperationReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TCloseOperationReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
                         return WithOperation(call, request.OperationHandle, operation =>
                         {
                             TCloseOperationResp response = _service.CloseOperation(operation);
@@ -192,7 +200,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "CancelOperation":
                     {
-                        TCancelOperationReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TCancelOperationReq.Read);
+                        TCancelOperationReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TCancelOperationReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
                         return WithOperation(call, request.OperationHandle, operation =>
                         {
                             TCancelOperationResp response = _service.CancelOperation(operation);
@@ -202,9 +210,9 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "CloseSession":
                     {
-                        TCloseSessionReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TCloseSessionReq.Read);
+                        TCloseSessionReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TCloseSessionReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
                         call.Session = request.SessionHandle.SessionId.ToHex();
-                        if (InjectFault(call, null) is byte[] faulted)
+                        if (InjectFault(call, null) is Answer faulted)
                         {
                             return faulted;
                         }
@@ -215,10 +223,10 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "GetInfo":
                     {
-                        TGetInfoReq request = ThriftMessages.ReadCallArguments(reader, call.Header.Name, TGetInfoReq.Read);
+                        TGetInfoReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TGetInfoReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
                         call.Session = request.SessionHandle.SessionId.ToHex();
                         call.Detail = "infoType=" + request.InfoType;
-                        if (InjectFault(call, null) is byte[] faulted)
+                        if (InjectFault(call, null) is Answer faulted)
                         {
                             return faulted;
                         }
@@ -228,11 +236,11 @@ namespace MockDatabricks.Server.Endpoints
                     }
 
                 default:
-                    return Exception(call, ThriftApplicationErrorType.UnknownMethod, $"Invalid method name: '{call.Header.Name}' (the mock implements OpenSession, ExecuteStatement, GetOperationStatus, GetResultSetMetadata, FetchResults, CloseOperation, CancelOperation, CloseSession, GetInfo).");
+                    return Exception(call, TApplicationException.ExceptionType.UnknownMethod, $"Invalid method name: '{call.Header.Name}' (the mock implements OpenSession, ExecuteStatement, GetOperationStatus, GetResultSetMetadata, FetchResults, CloseOperation, CancelOperation, CloseSession, GetInfo).");
             }
         }
 
-        private byte[] WithOperation(RpcCall call, TOperationHandle handle, Func<MockOperation, byte[]> handler, Func<TStatus, IThriftStruct> onMissing)
+        private Answer WithOperation(RpcCall call, TOperationHandle handle, Func<MockOperation, Answer> handler, Func<TStatus, IThriftStruct> onMissing)
         {
             MockOperation? operation = Find(call, handle);
             if (operation == null)
@@ -261,7 +269,7 @@ namespace MockDatabricks.Server.Endpoints
             TStatus.Failure($"Invalid OperationHandle {call.Operation}: unknown to this server.", "HY000", 0, TStatusCode.InvalidHandle);
 
         /// <summary>Applies a statement or admin RPC fault: TStatus ERROR reply, or an HTTP error status.</summary>
-        private byte[]? InjectFault(RpcCall call, MockOperation? operation)
+        private Answer? InjectFault(RpcCall call, MockOperation? operation)
         {
             FaultRule? rule = operation?.TakeRpcFault(call.Header.Name) ?? _adminFaults.TakeRpcFault(call.Header.Name, operation?.Tag);
             if (rule == null)
@@ -274,7 +282,7 @@ namespace MockDatabricks.Server.Endpoints
                 call.HttpStatus = rule.StatusCode;
                 call.Outcome = "http" + rule.StatusCode;
                 call.Detail = rule.Message;
-                return Array.Empty<byte>();
+                return new Answer(null, null);
             }
 
             TStatus status = TStatus.Failure(rule.Message, "HY000", 500);
@@ -291,10 +299,10 @@ namespace MockDatabricks.Server.Endpoints
                 _ => new TGetInfoResp { Status = status },
             };
             call.Outcome = "injected-error";
-            return ThriftMessages.EncodeReply(call.Header.Name, call.Header.SequenceId, response);
+            return new Answer(response, null);
         }
 
-        private static byte[] Reply(RpcCall call, IThriftStruct response, TStatus status)
+        private static Answer Reply(RpcCall call, IThriftStruct response, TStatus status)
         {
             if (call.Outcome == "ok" && status.StatusCode is not (TStatusCode.Success or TStatusCode.SuccessWithInfo))
             {
@@ -302,14 +310,14 @@ namespace MockDatabricks.Server.Endpoints
                 call.Detail = status.ErrorMessage;
             }
 
-            return ThriftMessages.EncodeReply(call.Header.Name, call.Header.SequenceId, response);
+            return new Answer(response, null);
         }
 
-        private static byte[] Exception(RpcCall call, ThriftApplicationErrorType type, string message)
+        private static Answer Exception(RpcCall call, TApplicationException.ExceptionType type, string message)
         {
             call.Outcome = "exception";
             call.Detail = message;
-            return ThriftMessages.EncodeException(call.Header.Name, call.Header.SequenceId, new ThriftApplicationException(type, message));
+            return new Answer(null, new TApplicationException(type, message));
         }
 
         private void Journal(RpcCall call) =>
@@ -369,16 +377,19 @@ namespace MockDatabricks.Server.Endpoints
             return string.IsNullOrWhiteSpace(value) ? null : value.Split(',')[0].Trim();
         }
 
+        /// <summary>What a call answers: a reply struct or an EXCEPTION message (neither when an HTTP error status is sent instead).</summary>
+        private sealed record Answer(IThriftStruct? Response, TApplicationException? Error);
+
         private sealed class RpcCall
         {
-            public RpcCall(ThriftMessageHeader header, HttpContext context, string baseUrl)
+            public RpcCall(TMessage header, HttpContext context, string baseUrl)
             {
                 Header = header;
                 Context = context;
                 BaseUrl = baseUrl;
             }
 
-            public ThriftMessageHeader Header { get; }
+            public TMessage Header { get; }
 
             public HttpContext Context { get; }
 

@@ -60,5 +60,13 @@ namespace MockDatabricks.Server.Query
         public string? Tag { get; init; }
 
         public IReadOnlyList<FaultRule> Faults { get; init; } = new List<FaultRule>();
+
+        /// <summary>Whether the result goes out as CloudFetch links (else inline batches), for a client that can or cannot download.</summary>
+        public bool UsesCloudFetch(bool clientCanDownload) => clientCanDownload && Mode switch
+        {
+            ResultMode.Inline => false,
+            ResultMode.CloudFetch => true,
+            _ => Dataset.Rows * DatasetGenerator.EstimatedRowBytes(Dataset.Profile) > InlineMaxBytes,
+        };
     }
 }

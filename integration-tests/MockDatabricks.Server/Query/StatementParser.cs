@@ -100,6 +100,7 @@ namespace MockDatabricks.Server.Query
                 "frames" => value.Equals("per_message", StringComparison.OrdinalIgnoreCase)
                     ? spec with { Framing = framing with { FramePerMessage = true } }
                     : spec with { Framing = framing with { FramesPerFile = (int)Long(key, value), FramePerMessage = false } },
+                "lz4_flush" => spec with { Framing = framing with { FlushPerMessage = FlushPerMessage(value) } },
                 "links_per_fetch" => spec with { LinksPerFetch = (int)Long(key, value) },
                 "direct" => spec with { DirectResults = Bool(key, value) },
                 "running_polls" => spec with { RunningPolls = (int)Long(key, value) },
@@ -118,6 +119,13 @@ namespace MockDatabricks.Server.Query
             "1mb" or "1m" => Lz4BlockMaxSize.Max1MB,
             "4mb" or "4m" => Lz4BlockMaxSize.Max4MB,
             _ => throw new FormatException($"lz4_block must be 64kb, 256kb, 1mb or 4mb, not '{value}'."),
+        };
+
+        private static bool FlushPerMessage(string value) => value.ToLowerInvariant() switch
+        {
+            "per_message" => true,
+            "none" or "off" or "false" => false,
+            _ => throw new FormatException($"lz4_flush must be per_message or none, not '{value}'."),
         };
 
         private static long Long(string key, string value) =>

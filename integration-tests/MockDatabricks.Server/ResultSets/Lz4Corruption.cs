@@ -1,5 +1,6 @@
 using System;
 using System.Buffers.Binary;
+using K4os.Hash.xxHash;
 using MockDatabricks.Protocol.Lz4;
 
 namespace MockDatabricks.Server.ResultSets
@@ -38,7 +39,7 @@ namespace MockDatabricks.Server.ResultSets
             if (blockChecksum)
             {
                 // Keep the block checksum valid so the failure is the decoder's, not the checksum's.
-                uint hash = Xxh32.Hash(copy.AsSpan(data, (int)size));
+                uint hash = XXH32.DigestOf(copy.AsSpan(data, (int)size));
                 BinaryPrimitives.WriteUInt32LittleEndian(copy.AsSpan(data + (int)size), hash);
             }
 
@@ -67,7 +68,7 @@ namespace MockDatabricks.Server.ResultSets
         private static int FirstBlockPosition(byte[] frame, out bool blockChecksum)
         {
             blockChecksum = false;
-            if (frame.Length < 7 || BinaryPrimitives.ReadUInt32LittleEndian(frame) != Lz4FrameEncoder.FrameMagic)
+            if (frame.Length < 7 || BinaryPrimitives.ReadUInt32LittleEndian(frame) != Lz4Framing.FrameMagic)
             {
                 return -1;
             }

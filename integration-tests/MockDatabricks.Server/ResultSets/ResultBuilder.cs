@@ -2,8 +2,10 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Threading.Tasks;
-using MockDatabricks.Protocol.Arrow;
+using Apache.Arrow;
+using Apache.Arrow.Types;
 using MockDatabricks.Protocol.Cli;
+using MockDatabricks.Protocol.Data;
 using MockDatabricks.Protocol.Lz4;
 using MockDatabricks.Server.Faults;
 using MockDatabricks.Server.State;
@@ -20,22 +22,22 @@ namespace MockDatabricks.Server.ResultSets
             _adminFaults = adminFaults;
         }
 
-        public static ArrowSchema SchemaOf(MockOperation operation) =>
+        public static Schema SchemaOf(MockOperation operation) =>
             operation.StaticSchema ?? operation.Dataset?.Schema ?? throw new InvalidOperationException("Operation without schema.");
 
         public static TGetResultSetMetadataResp Metadata(MockOperation operation)
         {
-            ArrowSchema schema = SchemaOf(operation);
+            Schema schema = SchemaOf(operation);
             return new TGetResultSetMetadataResp
             {
                 Status = TStatus.Ok(),
                 Schema = new TTableSchema
                 {
-                    Columns = schema.Fields.Select((f, i) => new TColumnDesc { ColumnName = f.Name, TypeId = ThriftTypeOf(f.Type), Position = i + 1 }).ToList(),
+                    Columns = schema.FieldsList.Select((f, i) => new TColumnDesc { ColumnName = f.Name, TypeId = ThriftTypeOf(f.DataType), Position = i + 1 }).ToList(),
                 },
                 ResultFormat = operation.CloudFetch ? TSparkRowSetType.UrlBasedSet : TSparkRowSetType.ArrowBasedSet,
                 Lz4Compressed = operation.Lz4,
-                ArrowSchema = operation.Dataset?.SchemaBytes ?? ArrowIpcWriter.SchemaStream(schema),
+                ArrowSchema = operation.Dataset?.SchemaBytes ?? DatasetFiles.SchemaMessage(schema),
             };
         }
 
@@ -182,7 +184,7 @@ namespace MockDatabricks.Server.ResultSets
             var batches = new List<TSparkArrowBatch>();
             if (start == 0 && operation.StaticRows > 0 && operation.StaticBatch != null)
             {
-                byte[] payload = operation.Lz4 ? Lz4FrameEncoder.Encode(operation.StaticBatch, Lz4FrameOptions.Databricks) : operation.StaticBatch;
+                byte[] payload = operation.Lz4 ? Lz4Framing.Encode(operation.StaticBatch, Lz4FrameOptions.Databricks) : operation.StaticBatch;
                 batches.Add(new TSparkArrowBatch { Batch = payload, RowCount = operation.StaticRows });
                 lock (operation.Lock)
                 {
@@ -206,16 +208,17 @@ namespace MockDatabricks.Server.ResultSets
             Results = new TRowSet { StartRowOffset = start, ArrowBatches = new List<TSparkArrowBatch>() },
         };
 
-        private static TTypeId ThriftTypeOf(ArrowColumnType type) => type.Id switch
+        private static TTypeId ThriftTypeOf(IArrowType type) => type.TypeId switch
         {
             ArrowTypeId.Int32 => TTypeId.Int,
             ArrowTypeId.Int64 => TTypeId.BigInt,
-            ArrowTypeId.Float64 => TTypeId.Double,
+            ArrowTypeId.Double => TTypeId.Double,
             ArrowTypeId.Decimal128 => TTypeId.Decimal,
-            ArrowTypeId.Utf8 => TTypeId.String,
+            ArrowTypeId.String => TTypeId.String,
             ArrowTypeId.Timestamp => TTypeId.Timestamp,
             ArrowTypeId.Date32 => TTypeId.Date,
-            _ => TTypeId.Boolean,
+            ArrowTypeId.Boolean => TTypeId.Boolean,
+            _ => throw new NotSupportedException($"The mock does not serve Arrow type {type.Name}."),
         };
     }
 }

@@ -1,8 +1,9 @@
 using System;
 using System.Collections.Concurrent;
+using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
-using MockDatabricks.Protocol.Arrow;
+using Apache.Arrow;
 using MockDatabricks.Protocol.Data;
 using MockDatabricks.Protocol.Lz4;
 
@@ -50,6 +51,8 @@ namespace MockDatabricks.Server.ResultSets
         private readonly ConcurrentDictionary<(long Start, long Count), byte[]> _inline = new ConcurrentDictionary<(long, long), byte[]>();
         private readonly DatasetStore _store;
         private readonly object _lock = new object();
+        private int _fileBuilds;
+        private int _inlineBuilds;
 
         public StoredDataset(string key, DatasetSpec spec, bool lz4, FileFraming framing, DatasetStore store)
         {
@@ -60,7 +63,7 @@ namespace MockDatabricks.Server.ResultSets
             _store = store;
             Layout = new DatasetLayout(spec);
             Generator = new DatasetGenerator(spec);
-            SchemaBytes = ArrowIpcWriter.SchemaStream(Generator.Schema);
+            SchemaBytes = DatasetFiles.SchemaMessage(Generator.Schema);
             _files = new Task<StoredFile>?[Layout.FileCount];
         }
 
@@ -76,44 +79,22 @@ namespace MockDatabricks.Server.ResultSets
 
         public DatasetGenerator Generator { get; }
 
-        public ArrowSchema Schema => Generator.Schema;
+        public Schema Schema => Generator.Schema;
 
-        /// <summary>Schema message + EOS: the arrowSchema metadata bytes.</summary>
+        /// <summary>The arrowSchema metadata bytes: one Schema message.</summary>
         public byte[] SchemaBytes { get; }
 
-        public int BuiltFileCount
-        {
-            get
-            {
-                lock (_lock)
-                {
-                    int count = 0;
-                    foreach (Task<StoredFile>? file in _files)
-                    {
-                        count += file is { IsCompletedSuccessfully: true } ? 1 : 0;
-                    }
+        /// <summary>Files generated so far, rebuilds after eviction included: equal to the file count when nothing was generated twice.</summary>
+        public int FileBuilds => Volatile.Read(ref _fileBuilds);
 
-                    return count;
-                }
-            }
-        }
+        /// <summary>Inline batches generated so far.</summary>
+        public int InlineBuilds => Volatile.Read(ref _inlineBuilds);
 
-        public long CachedBytes
-        {
-            get
-            {
-                lock (_lock)
-                {
-                    long total = 0;
-                    foreach (Task<StoredFile>? file in _files)
-                    {
-                        total += file is { IsCompletedSuccessfully: true } ? file.Result.Bytes.Length : 0;
-                    }
+        /// <summary>Files in memory now.</summary>
+        public int BuiltFileCount => BuiltFiles().Length;
 
-                    return total;
-                }
-            }
-        }
+        /// <summary>Stored bytes of the files in memory now.</summary>
+        public long CachedBytes => BuiltFiles().Sum(f => f.Bytes);
 
         public Task<StoredFile> GetFileAsync(int index)
         {
@@ -168,12 +149,36 @@ namespace MockDatabricks.Server.ResultSets
             }
         }
 
+        /// <summary>
+        /// Generates (or finds cached) everything the result is served from: every file for CloudFetch, every inline
+        /// batch otherwise (cut as FetchResults cuts them from row 0), in parallel up to the core count.
+        /// Returns the number of files or batches and their stored bytes.
+        /// </summary>
+        public async Task<(int Count, long Bytes)> PrepareAsync(bool cloudFetch)
+        {
+            if (cloudFetch)
+            {
+                StoredFile[] files = await Task.WhenAll(Enumerable.Range(0, Layout.FileCount).Select(GetFileAsync)).ConfigureAwait(false);
+                return (files.Length, files.Sum(f => (long)f.Bytes.Length));
+            }
+
+            RowRange[] batches = Enumerable.Range(0, (int)Layout.InlineBatchCount).Select(i => Layout.InlineBatch(i)).ToArray();
+            long bytes = 0;
+            await Parallel.ForEachAsync(batches, new ParallelOptions { MaxDegreeOfParallelism = Environment.ProcessorCount }, (batch, _) =>
+            {
+                Interlocked.Add(ref bytes, GetInlineBatch(batch.StartRow, batch.RowCount).Length);
+                return ValueTask.CompletedTask;
+            }).ConfigureAwait(false);
+            return (batches.Length, bytes);
+        }
+
         /// <summary>One inline TSparkArrowBatch payload: a RecordBatch message, LZ4-framed on its own when LZ4 is on.</summary>
         public byte[] GetInlineBatch(long start, long count) =>
             _inline.GetOrAdd((start, count), key =>
             {
+                Interlocked.Increment(ref _inlineBuilds);
                 byte[] message = DatasetFiles.BuildInlineBatch(Generator, new RowRange(0, key.Start, key.Count));
-                return Lz4 ? Lz4FrameEncoder.Encode(message, Framing.Frame) : message;
+                return Lz4 ? Lz4Framing.Encode(message, Framing.Frame) : message;
             });
 
         private async Task<StoredFile> BuildAsync(int index)
@@ -181,6 +186,7 @@ namespace MockDatabricks.Server.ResultSets
             await s_buildSlots.WaitAsync().ConfigureAwait(false);
             try
             {
+                Interlocked.Increment(ref _fileBuilds);
                 IpcFile ipc = DatasetFiles.BuildIpcStream(Generator, Layout, index);
                 byte[] bytes = Lz4 ? DatasetFiles.Compress(ipc, Framing) : ipc.Bytes;
                 var file = new StoredFile(Layout.File(index), bytes, ipc.Bytes.Length);

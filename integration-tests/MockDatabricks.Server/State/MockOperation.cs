@@ -43,7 +43,7 @@ namespace MockDatabricks.Server.State
         public StoredDataset? Dataset { get; }
 
         /// <summary>Schema and single inline batch (uncompressed RecordBatch message) for SELECT 1 and USE/SET.</summary>
-        public MockDatabricks.Protocol.Arrow.ArrowSchema? StaticSchema { get; init; }
+        public Apache.Arrow.Schema? StaticSchema { get; init; }
 
         public byte[]? StaticBatch { get; init; }
 

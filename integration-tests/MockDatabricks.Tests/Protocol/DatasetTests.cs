@@ -1,9 +1,7 @@
 using System;
 using System.Linq;
 using Lz4Reference;
-using MockDatabricks.Protocol.Arrow;
 using MockDatabricks.Protocol.Data;
-using MockDatabricks.Protocol.Lz4;
 using Xunit;
 
 namespace MockDatabricks.Tests.Protocol
@@ -25,47 +23,6 @@ namespace MockDatabricks.Tests.Protocol
             Assert.Equal(new[] { 2L, 1L }, exact.Batches(exact.File(1)).Select(b => b.RowCount));
         }
 
-        [Theory]
-        [InlineData(DatasetProfile.Mixed)]
-        [InlineData(DatasetProfile.Narrow)]
-        [InlineData(DatasetProfile.Strings)]
-        public void File_DecodesToTheGeneratorsValues_AndCompressesRealistically(DatasetProfile profile)
-        {
-            var spec = new DatasetSpec { Rows = 60_000, Seed = 9, Profile = profile, RowsPerFile = 50_000, RowsPerBatch = 16_384 };
-            var generator = new DatasetGenerator(spec);
-            var layout = new DatasetLayout(spec);
-
-            IpcFile file = DatasetFiles.BuildIpcStream(generator, layout, 1);
-            ArrowStreamContents contents = ArrowIpcReader.ReadStream(file.Bytes);
-
-            Assert.Equal(generator.Schema.ToString(), contents.Schema.ToString());
-            Assert.Equal(10_000, contents.Batches.Sum(b => b.Length));
-            long row = 50_000;
-            int nulls = 0;
-            foreach (ArrowRecordBatchData batch in contents.Batches)
-            {
-                for (int i = 0; i < batch.Length; i++, row++)
-                {
-                    for (int c = 0; c < batch.Columns.Count; c++)
-                    {
-                        object? value = batch.Columns[c].GetValue(i);
-                        nulls += value == null ? 1 : 0;
-                        Assert.Equal(generator.GetValue(row, c), value);
-                    }
-                }
-            }
-
-            Assert.InRange(nulls, 1, 10_000 * contents.Schema.Fields.Count / 10);
-
-            byte[] compressed = DatasetFiles.Compress(file, FileFraming.Databricks);
-            double ratio = (double)file.Bytes.Length / compressed.Length;
-            Assert.InRange(ratio, 1.9, 4.5);
-            if (NativeLz4.IsAvailable)
-            {
-                Assert.Equal(file.Bytes, NativeLz4.DecompressFrame(compressed));
-            }
-        }
-
         [Fact]
         public void Generator_IsDeterministicAndSeedDependent()
         {
@@ -75,7 +32,7 @@ namespace MockDatabricks.Tests.Protocol
             int differences = 0;
             for (int row = 0; row < 100; row++)
             {
-                for (int column = 0; column < a.Schema.Fields.Count; column++)
+                for (int column = 0; column < a.Schema.FieldsList.Count; column++)
                 {
                     Assert.Equal(a.GetValue(row, column), b.GetValue(row, column));
                     differences += Equals(a.GetValue(row, column), c.GetValue(row, column)) ? 0 : 1;
@@ -83,24 +40,64 @@ namespace MockDatabricks.Tests.Protocol
             }
 
             Assert.True(differences > 500, $"only {differences} values differ between seeds");
-            Assert.Equal(5L, a.GetValue(5, 0));
-            Assert.IsType<DateTimeOffset>(a.GetValue(5, 5) ?? a.GetValue(6, 5));
         }
 
         [Fact]
-        public void FramePerMessage_PutsEveryIpcMessageInItsOwnFrame()
+        public void MixedProfile_HasTheColumnTypesDatabricksSends()
         {
+            var generator = new DatasetGenerator(new DatasetSpec { Rows = 100 });
+
+            Assert.Equal(
+                "id: int64 not null, quantity: int32, price: double, amount: decimal128(18,4), description: utf8, " +
+                "created_at: timestamp[Microsecond, tz=Etc/UTC], event_date: date32, is_active: bool, country: utf8 not null",
+                ArrowValues.Describe(generator.Schema));
+            Assert.Equal(5L, generator.GetValue(5, 0));
+            // Order lines come in fours that share the order's timestamp.
+            Assert.Equal(generator.GetValue(8, 5) ?? generator.GetValue(9, 5), generator.GetValue(10, 5) ?? generator.GetValue(11, 5));
+        }
+
+        [Fact]
+        public void MixedProfile_ValuesFollowTheDocumentedShape()
+        {
+            var generator = new DatasetGenerator(new DatasetSpec { Rows = 20_000, Seed = 3 });
+            var start = new DateTimeOffset(2024, 1, 1, 0, 0, 0, TimeSpan.Zero);
+            int nulls = 0;
+            for (long row = 0; row < 20_000; row++)
+            {
+                object?[] v = Enumerable.Range(0, 9).Select(c => generator.GetValue(row, c)).ToArray();
+                nulls += v.Count(x => x == null);
+                Assert.Equal(row, v[0]);
+                Assert.True(v[1] is null or (>= 1 and < 100_000), $"quantity {v[1]}");
+                Assert.True(v[2] is null || ((double)v[2]! >= 0.99 && (double)v[2]! <= 1000.98 && Math.Round((double)v[2]!, 2) == (double)v[2]!), $"price {v[2]}");
+                Assert.True(v[3] is null || ((decimal)v[3]! >= -200m && (decimal)v[3]! < 1800m && decimal.Round((decimal)v[3]!, 2) == (decimal)v[3]!), $"amount {v[3]}");
+                Assert.True(v[4] is null || ((string)v[4]!).Length > 0);
+                // Orders of 4 lines, 4 s apart, each at some millisecond inside its second.
+                Assert.True(v[5] is null || ((DateTimeOffset)v[5]! - start - TimeSpan.FromSeconds(row / 4 * 4)) is { TotalMilliseconds: >= 0 and < 1000 }, $"created_at {v[5]}");
+                Assert.True(v[6] is null || ((DateOnly)v[6]!).DayNumber - new DateOnly(2020, 1, 1).DayNumber - (row / 5000) is >= 0 and < 30, $"event_date {v[6]}");
+                Assert.True(v[7] is null or bool);
+                Assert.Contains((string)v[8]!, new[] { "United States", "Germany", "France", "United Kingdom", "Japan", "Brazil", "India", "Canada", "Australia", "Spain", "Italy", "Netherlands", "Sweden", "Poland", "Mexico", "South Korea", "Switzerland", "Norway", "Denmark", "Ireland" });
+            }
+
+            // About 5% of the 7 nullable columns.
+            Assert.InRange(nulls, 20_000 * 7 * 4 / 100, 20_000 * 7 * 6 / 100);
+        }
+
+        [Fact]
+        public void FramePerMessage_PutsEveryIpcMessageInItsOwnFrame_AndFlushPerMessage_OneBlockPerMessage()
+        {
+            Lz4FramingTests.SkipIfNoNative();
             var spec = new DatasetSpec { Rows = 1000, RowsPerFile = 1000, RowsPerBatch = 300 };
             IpcFile file = DatasetFiles.BuildIpcStream(new DatasetGenerator(spec), new DatasetLayout(spec), 0);
 
             byte[] framed = DatasetFiles.Compress(file, new FileFraming { FramePerMessage = true });
+            byte[] flushed = DatasetFiles.Compress(file, new FileFraming { FlushPerMessage = true });
 
             // schema + 4 batches + EOS
-            Assert.Equal(6, Lz4FrameEncoderTests.CountFrameMagics(framed));
-            if (NativeLz4.IsAvailable)
-            {
-                Assert.Equal(file.Bytes, NativeLz4.DecompressFrame(framed));
-            }
+            Assert.Equal(6, file.MessageOffsets.Count);
+            Assert.Equal(6, Lz4FrameLayout.Read(framed).Count);
+            Assert.Equal(6, Assert.Single(Lz4FrameLayout.Read(flushed)).Blocks.Count);
+            Assert.Equal(file.Bytes, NativeLz4.DecompressFrame(framed));
+            Assert.Equal(file.Bytes, NativeLz4.DecompressFrame(flushed));
         }
     }
 }

@@ -1,16 +1,22 @@
-using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Thrift;
+using Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
+using Thrift.Transport;
 using Xunit;
 
 namespace MockDatabricks.Tests.Protocol
 {
+    /// <summary>The hand-written TCLIService structs over ApacheThrift's binary protocol.</summary>
     public class ThriftTests
     {
         [Fact]
-        public void ExecuteStatementResponse_WithDirectResults_RoundTrips()
+        public async Task ExecuteStatementResponse_WithDirectResults_RoundTrips()
         {
             var response = new TExecuteStatementResp
             {
@@ -44,8 +50,8 @@ namespace MockDatabricks.Tests.Protocol
                 },
             };
 
-            byte[] wire = ThriftMessages.EncodeReply("ExecuteStatement", 5, response);
-            TExecuteStatementResp decoded = ThriftMessages.DecodeReply(wire, "ExecuteStatement", TExecuteStatementResp.Read);
+            byte[] wire = await ThriftMessages.EncodeReplyAsync("ExecuteStatement", 5, response);
+            TExecuteStatementResp decoded = await ThriftMessages.DecodeReplyAsync(wire, "ExecuteStatement", TExecuteStatementResp.ReadAsync);
 
             Assert.Equal(response.OperationHandle.OperationId.Guid, decoded.OperationHandle!.OperationId.Guid);
             Assert.Equal(TOperationState.Finished, decoded.DirectResults!.OperationStatus!.OperationState);
@@ -61,56 +67,81 @@ namespace MockDatabricks.Tests.Protocol
         }
 
         [Fact]
-        public void Reader_AcceptsNonStrictHeaders_AndSkipsUnknownFieldsOfEveryType()
+        public async Task Reader_AcceptsNonStrictHeaders_AndSkipsUnknownFieldsOfEveryType()
         {
-            var writer = new ThriftWriter();
-            writer.WriteString("CloseSession");          // non-strict: name first
-            writer.WriteByte((byte)ThriftMessageType.Call);
-            writer.WriteI32(42);
-            writer.WriteFieldBegin(ThriftType.Struct, 1);   // CloseSession_args.req
-            writer.WriteI64Field(77, 1);                    // unknown fields of each wire type
-            writer.WriteDoubleField(78, 2.5);
-            writer.WriteStringListField(79, new[] { "a", "b" });
-            writer.WriteStringMapField(80, new Dictionary<string, string> { ["k"] = "v" });
-            writer.WriteStructField(81, TStatus.Ok());
-            writer.WriteI32Field(1, 5);                     // the right id with the wrong type: skipped, then missing
-            writer.WriteStructField(1, new TSessionHandle { SessionId = THandleIdentifier.CreateRandom() });
-            writer.WriteFieldStop();
-            writer.WriteFieldStop();
+            byte[] wire = await RawThrift.EncodeAsync(async (writer, ct) =>
+            {
+                await writer.WriteMessageBeginAsync(new TMessage("CloseSession", TMessageType.Call, 42), ct);
+                await writer.WriteStructBeginAsync(new TStruct("CloseSession_args"), ct);
+                await writer.WriteFieldBeginAsync(new TField("req", TType.Struct, 1), ct);
+                await writer.WriteI64FieldAsync(77, 1, ct);                    // unknown fields of each wire type
+                await writer.WriteDoubleFieldAsync(78, 2.5, ct);
+                await writer.WriteStringListFieldAsync(79, new[] { "a", "b" }, ct);
+                await writer.WriteStringMapFieldAsync(80, new Dictionary<string, string> { ["k"] = "v" }, ct);
+                await writer.WriteStructFieldAsync(81, TStatus.Ok(), ct);
+                await writer.WriteI32FieldAsync(1, 5, ct);                     // the right id with the wrong type: skipped
+                await writer.WriteStructFieldAsync(1, new TSessionHandle { SessionId = THandleIdentifier.CreateRandom() }, ct);
+                await writer.WriteFieldStopAsync(ct);
+                await writer.WriteFieldStopAsync(ct);
+            }, strictWrite: false);
 
-            var reader = new ThriftReader(writer.ToArray());
-            ThriftMessageHeader header = ThriftMessages.ReadCallHeader(reader);
-            TCloseSessionReq request = ThriftMessages.ReadCallArguments(reader, header.Name, TCloseSessionReq.Read);
+            using TProtocol reader = ThriftMessages.OpenReader(wire);
+            TMessage header = await ThriftMessages.ReadCallHeaderAsync(reader);
+            TCloseSessionReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, header.Name, TCloseSessionReq.ReadAsync);
 
-            Assert.Equal(new ThriftMessageHeader("CloseSession", ThriftMessageType.Call, 42), header);
+            Assert.Equal(("CloseSession", TMessageType.Call, 42), (header.Name, header.Type, header.SeqID));
             Assert.Equal(16, request.SessionHandle.SessionId.Guid.Length);
         }
 
         [Fact]
-        public void MissingRequiredFields_AndHostileLengths_AreProtocolErrors()
+        public async Task MissingRequiredField_IsInvalidDataNamingTheField()
         {
-            var writer = new ThriftWriter();
-            writer.WriteI64Field(1, 0); // TRowSet.startRowOffset without the required rows list
-            writer.WriteFieldStop();
-            var missing = Assert.Throws<ThriftProtocolException>(() => TRowSet.Read(new ThriftReader(writer.ToArray())));
-            Assert.Contains("rows", missing.Message);
+            byte[] wire = await RawThrift.EncodeAsync(async (writer, ct) =>
+            {
+                await writer.WriteI64FieldAsync(1, 0, ct); // TRowSet.startRowOffset without the required rows list
+                await writer.WriteFieldStopAsync(ct);
+            });
 
-            var hostile = new ThriftWriter();
-            hostile.WriteFieldBegin(ThriftType.List, 9);
-            hostile.WriteListBegin(ThriftType.I64, int.MaxValue);
-            Assert.Throws<ThriftProtocolException>(() => TStatus.Read(new ThriftReader(hostile.ToArray())));
+            using TProtocol reader = ThriftMessages.OpenReader(wire);
+            var missing = await Assert.ThrowsAsync<TProtocolException>(() => TRowSet.ReadAsync(reader, CancellationToken.None));
 
-            Assert.Throws<ThriftProtocolException>(() => new ThriftReader(new byte[] { 0x80, 0x02, 0, 1 }).ReadMessageBegin());
+            Assert.Equal(TProtocolException.INVALID_DATA, missing.GetExceptionType());
+            Assert.Equal("Required field 'rows' of TRowSet is not set.", missing.Message);
         }
 
         [Fact]
-        public void ExceptionMessages_SurfaceAsThriftApplicationException()
+        public async Task ContainerLongerThanTheMessage_FailsBeforeAllocating()
         {
-            byte[] wire = ThriftMessages.EncodeException("Nope", 3, new ThriftApplicationException(ThriftApplicationErrorType.UnknownMethod, "Invalid method name: 'Nope'"));
+            byte[] wire = await RawThrift.EncodeAsync(async (writer, ct) =>
+            {
+                await writer.WriteFieldBeginAsync(new TField(string.Empty, TType.List, 9), ct);
+                await writer.WriteListBeginAsync(new TList(TType.I64, int.MaxValue), ct);
+            });
 
-            var error = Assert.Throws<ThriftApplicationException>(() => ThriftMessages.DecodeReply(wire, "Nope", TCloseSessionResp.Read));
+            using TProtocol reader = ThriftMessages.OpenReader(wire);
+            var tooLong = await Assert.ThrowsAsync<TTransportException>(() => TStatus.ReadAsync(reader, CancellationToken.None));
 
-            Assert.Equal(ThriftApplicationErrorType.UnknownMethod, error.Type);
+            Assert.Equal(TTransportException.ExceptionType.MessageSizeLimit, tooLong.Type);
+        }
+
+        [Fact]
+        public async Task UnknownProtocolVersion_IsBadVersion()
+        {
+            using TProtocol reader = ThriftMessages.OpenReader(new byte[] { 0x80, 0x02, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 });
+
+            var error = await Assert.ThrowsAsync<TProtocolException>(() => ThriftMessages.ReadCallHeaderAsync(reader));
+
+            Assert.Equal(TProtocolException.BAD_VERSION, error.GetExceptionType());
+        }
+
+        [Fact]
+        public async Task ExceptionMessages_SurfaceAsTApplicationException()
+        {
+            byte[] wire = await ThriftMessages.EncodeExceptionAsync("Nope", 3, new TApplicationException(TApplicationException.ExceptionType.UnknownMethod, "Invalid method name: 'Nope'"));
+
+            var error = await Assert.ThrowsAsync<TApplicationException>(() => ThriftMessages.DecodeReplyAsync(wire, "Nope", TCloseSessionResp.ReadAsync));
+
+            Assert.Equal(TApplicationException.ExceptionType.UnknownMethod, error.Type);
             Assert.Equal("Invalid method name: 'Nope'", error.Message);
         }
     }

@@ -60,14 +60,25 @@ namespace MockDatabricks.Tests.Server
         }
 
         [Fact]
-        public async Task Http403_TriggersRefreshThenSucceeds()
+        public async Task Http403OnALiveLink_IsServedOnTheRetryOfTheSameLink_WithoutARefresh()
         {
+            // What the tag-21 driver needs (Harness.Tests Forbidden403OnALiveLinkIsRetried): the one-off 403 is consumed
+            // and the same URL then serves the file; the driver asks for no new link while the old one is live.
             (QueryOutcome outcome, List<JournalEntry> journal) = await RunAsync("faults='http403 files=0'");
 
-            Assert.Equal(1, outcome.Refreshes);
+            Assert.Equal(0, outcome.Refreshes);
             Assert.Equal(
-                new[] { "download:0:http403", "rpc:FetchResults", "download:0:ok", "download:1:ok", "download:2:ok", "download:3:ok" },
+                new[] { "download:0:http403", "download:0:ok", "download:1:ok", "download:2:ok", "download:3:ok" },
                 journal.Where(e => e.Method != "ExecuteStatement" && e.Method != "CloseOperation").Select(Describe));
+        }
+
+        [Fact]
+        public async Task PersistentHttp403_FailsAfterThreeAttemptsOnTheSameLink_AsTheDriverReportsIt()
+        {
+            InvalidOperationException error = await Assert.ThrowsAsync<InvalidOperationException>(() => RunAsync("faults='http403 files=1 times=always'"));
+
+            Assert.Matches("^Failed to download file from http://[^ ]+/cloudfetch/[^ ]+ after 3 attempts$", error.Message);
+            Assert.Equal(HttpStatusCode.Forbidden, Assert.IsType<HttpRequestException>(error.InnerException).StatusCode);
         }
 
         [Fact]
@@ -81,12 +92,16 @@ namespace MockDatabricks.Tests.Server
         }
 
         [Fact]
-        public async Task PersistentHttp500_FailsAfterThreeAttempts_WithAClearError()
+        public async Task PersistentHttp500_IsServedToEveryAttempt_AndTheLastErrorSurfaces()
         {
-            CloudFetchDownloadException error = await Assert.ThrowsAsync<CloudFetchDownloadException>(() => RunAsync("faults='http500 files=1 times=always'"));
+            string tag = "http500-" + Guid.NewGuid().ToString("N");
 
-            Assert.Contains("after 3 attempts", error.Message);
-            Assert.Equal(HttpStatusCode.InternalServerError, Assert.IsType<HttpRequestException>(error.InnerException).StatusCode);
+            HttpRequestException error = await Assert.ThrowsAsync<HttpRequestException>(() => RunAsync($"tag={tag}, faults='http500 files=1 times=always'"));
+
+            Assert.Equal(HttpStatusCode.InternalServerError, error.StatusCode);
+            Assert.Equal("Response status code does not indicate success: 500 (Internal Server Error).", error.Message);
+            List<JournalEntry> journal = await _fixture.Admin.JournalAsync(tag: tag);
+            Assert.Equal(new[] { "http500", "http500", "http500" }, journal.Where(e => e.File == 1).Select(e => e.Outcome));
         }
 
         [Theory]
@@ -111,29 +126,32 @@ namespace MockDatabricks.Tests.Server
             string link = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0].FileLink;
 
             using var http = new HttpClient();
-            Exception error = await Assert.ThrowsAnyAsync<Exception>(async () =>
+            HttpRequestException error = await Assert.ThrowsAsync<HttpRequestException>(async () =>
             {
                 using HttpResponseMessage response = await http.GetAsync(link, HttpCompletionOption.ResponseHeadersRead);
                 await response.Content.ReadAsByteArrayAsync();
             });
 
-            Assert.True(error is HttpRequestException or IOException, error.ToString());
+            Assert.Equal("An error occurred while sending the request.", error.Message);
+            // The connection is cut before the declared body is complete: a transport read error, not a short success.
+            IOException cause = Assert.IsType<IOException>(error.InnerException);
+            Assert.StartsWith("Unable to read data from the transport connection", cause.Message, StringComparison.Ordinal);
         }
 
         [Theory]
-        [InlineData("offset", "")]
-        [InlineData("magic", "")]
-        [InlineData("checksum", ", lz4_content_checksum=true")]
-        public async Task CorruptLz4_IsRejectedByTheReferenceDecoder_NotReturnedAsRows(string mode, string options)
+        [InlineData("offset", "", "LZ4F_decompress: ERROR_decompressionFailed")]
+        [InlineData("magic", "", "LZ4F_decompress: ERROR_frameType_unknown")]
+        [InlineData("checksum", ", lz4_content_checksum=true", "LZ4F_decompress: ERROR_contentChecksum_invalid")]
+        public async Task CorruptLz4_IsRejectedByTheReferenceDecoder_NotReturnedAsRows(string mode, string options, string expectedError)
         {
             using MockDatabricksClient client = _fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
 
-            Exception error = await Assert.ThrowsAnyAsync<Exception>(() =>
+            // liblz4's own verdict, not retried: the file is served whole, it is its content that is wrong.
+            InvalidDataException error = await Assert.ThrowsAsync<InvalidDataException>(() =>
                 MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(s_spec, $"mode=cloudfetch, faults='corrupt_lz4 files=2 mode={mode}'{options}")));
 
-            Assert.IsNotType<CloudFetchDownloadException>(error);
-            Assert.Contains("LZ4", error.GetType().Name + error.Message, StringComparison.OrdinalIgnoreCase);
+            Assert.Equal(expectedError, error.Message);
         }
 
         [Fact]
@@ -173,7 +191,8 @@ namespace MockDatabricks.Tests.Server
             Assert.Equal(new[] { "ok" }, second.Where(e => e.File == 0).Select(e => e.Outcome));
 
             await _fixture.Admin.AddFaultAsync("http503 files=3", persistent: true, tag: tag);
-            await Assert.ThrowsAsync<CloudFetchDownloadException>(() => RunAsync($"tag={tag}"));
+            HttpRequestException persistent = await Assert.ThrowsAsync<HttpRequestException>(() => RunAsync($"tag={tag}"));
+            Assert.Equal(HttpStatusCode.ServiceUnavailable, persistent.StatusCode);
             await _fixture.Admin.ClearFaultsAsync();
             (QueryOutcome recovered, _) = await RunAsync($"tag={tag}");
             Assert.Equal(s_spec.Rows, recovered.RowCount);

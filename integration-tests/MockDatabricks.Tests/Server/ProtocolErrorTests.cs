@@ -9,6 +9,10 @@ using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Data;
 using MockDatabricks.Protocol.Thrift;
 using MockDatabricks.Testing;
+using MockDatabricks.Tests.Protocol;
+using Thrift;
+using Thrift.Protocol;
+using Thrift.Protocol.Entities;
 using Xunit;
 
 namespace MockDatabricks.Tests.Server
@@ -54,10 +58,10 @@ namespace MockDatabricks.Tests.Server
         {
             using MockDatabricksClient client = _fixture.NewClient();
 
-            ThriftApplicationException error = await Assert.ThrowsAsync<ThriftApplicationException>(() =>
-                client.CallAsync("GetTables", new TCloseOperationReq(), TCloseOperationResp.Read));
+            TApplicationException error = await Assert.ThrowsAsync<TApplicationException>(() =>
+                client.CallAsync("GetTables", new TCloseOperationReq(), TCloseOperationResp.ReadAsync));
 
-            Assert.Equal(ThriftApplicationErrorType.UnknownMethod, error.Type);
+            Assert.Equal(TApplicationException.ExceptionType.UnknownMethod, error.Type);
             Assert.Contains("GetTables", error.Message);
             await AssertStillServingAsync();
         }
@@ -66,19 +70,21 @@ namespace MockDatabricks.Tests.Server
         public async Task MissingRequiredField_GetsProtocolError()
         {
             using MockDatabricksClient client = _fixture.NewClient();
-            var writer = new ThriftWriter();
-            writer.WriteMessageBegin("ExecuteStatement", ThriftMessageType.Call, 7);
-            writer.WriteFieldBegin(ThriftType.Struct, 1);
-            writer.WriteStringField(2, "SELECT 1"); // statement without the required sessionHandle
-            writer.WriteFieldStop();
-            writer.WriteFieldStop();
+            byte[] call = await RawThrift.EncodeAsync(async (writer, ct) =>
+            {
+                await writer.WriteMessageBeginAsync(new TMessage("ExecuteStatement", TMessageType.Call, 7), ct);
+                await writer.WriteFieldBeginAsync(new TField("req", TType.Struct, 1), ct);
+                await writer.WriteStringFieldAsync(2, "SELECT 1", ct); // statement without the required sessionHandle
+                await writer.WriteFieldStopAsync(ct);
+                await writer.WriteFieldStopAsync(ct);
+            });
 
-            byte[] reply = await client.PostRawAsync(writer.ToArray());
-            ThriftApplicationException error = Assert.Throws<ThriftApplicationException>(() =>
-                ThriftMessages.DecodeReply(reply, "ExecuteStatement", TExecuteStatementResp.Read));
+            byte[] reply = await client.PostRawAsync(call);
+            TApplicationException error = await Assert.ThrowsAsync<TApplicationException>(() =>
+                ThriftMessages.DecodeReplyAsync(reply, "ExecuteStatement", TExecuteStatementResp.ReadAsync));
 
-            Assert.Equal(ThriftApplicationErrorType.ProtocolError, error.Type);
-            Assert.Contains("sessionHandle", error.Message);
+            Assert.Equal(TApplicationException.ExceptionType.ProtocolError, error.Type);
+            Assert.Equal("ExecuteStatement: malformed arguments: Required field 'sessionHandle' of TExecuteStatementReq is not set.", error.Message);
             await AssertStillServingAsync();
         }
 
@@ -86,12 +92,14 @@ namespace MockDatabricks.Tests.Server
         public async Task TruncatedMessage_GetsProtocolError()
         {
             using MockDatabricksClient client = _fixture.NewClient();
-            byte[] call = ThriftMessages.EncodeCall("OpenSession", 1, new TOpenSessionReq { ClientProtocol = TProtocolVersion.SparkV7, InitialNamespace = new TNamespace { SchemaName = "x" } });
+            byte[] call = await ThriftMessages.EncodeCallAsync("OpenSession", 1, new TOpenSessionReq { ClientProtocol = TProtocolVersion.SparkV7, InitialNamespace = new TNamespace { SchemaName = "x" } });
 
             byte[] reply = await client.PostRawAsync(call.AsSpan(0, call.Length - 6).ToArray());
 
-            Assert.Equal(ThriftApplicationErrorType.ProtocolError,
-                Assert.Throws<ThriftApplicationException>(() => ThriftMessages.DecodeReply(reply, "OpenSession", TOpenSessionResp.Read)).Type);
+            TApplicationException error = await Assert.ThrowsAsync<TApplicationException>(() => ThriftMessages.DecodeReplyAsync(reply, "OpenSession", TOpenSessionResp.ReadAsync));
+            Assert.Equal(TApplicationException.ExceptionType.ProtocolError, error.Type);
+            // ApacheThrift's end-of-buffer error (TTransportException END_OF_FILE), passed on as the protocol error.
+            Assert.Equal("OpenSession: malformed arguments: Cannot read, Remote side has closed", error.Message);
             await AssertStillServingAsync();
         }
 
@@ -136,7 +144,7 @@ namespace MockDatabricks.Tests.Server
             var spec = new DatasetSpec { Rows = 2_000, RowsPerFile = 1_000 };
             using MockDatabricksClient client = _fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            byte[] call = ThriftMessages.EncodeCall("ExecuteStatement", 1, new TExecuteStatementReq
+            byte[] call = await ThriftMessages.EncodeCallAsync("ExecuteStatement", 1, new TExecuteStatementReq
             {
                 SessionHandle = session,
                 Statement = MockSql.Select(spec, "mode=cloudfetch"),
@@ -150,7 +158,7 @@ namespace MockDatabricks.Tests.Server
             request.Headers.Add("X-Forwarded-Proto", "https");
 
             using HttpResponseMessage response = await http.SendAsync(request);
-            TExecuteStatementResp executed = ThriftMessages.DecodeReply(await response.Content.ReadAsByteArrayAsync(), "ExecuteStatement", TExecuteStatementResp.Read);
+            TExecuteStatementResp executed = await ThriftMessages.DecodeReplyAsync(await response.Content.ReadAsByteArrayAsync(), "ExecuteStatement", TExecuteStatementResp.ReadAsync);
 
             Assert.All(executed.DirectResults!.ResultSet!.Results!.ResultLinks!, link => Assert.StartsWith("https://warehouse.example:18080/cloudfetch/", link.FileLink));
         }

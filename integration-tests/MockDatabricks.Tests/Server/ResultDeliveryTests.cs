@@ -4,7 +4,6 @@ using System.Linq;
 using System.Threading.Tasks;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Data;
-using MockDatabricks.Protocol.Lz4;
 using MockDatabricks.Testing;
 using Xunit;
 
@@ -185,7 +184,7 @@ namespace MockDatabricks.Tests.Server
             QueryOutcome one = await reader.RunAsync(session, "SELECT 1");
             QueryOutcome use = await reader.RunAsync(session, "USE default");
 
-            Assert.Equal(1, Assert.Single(one.Batches).Columns[0].GetValue(0));
+            Assert.Equal(1, ((Apache.Arrow.Int32Array)Assert.Single(one.Batches).Column(0)).GetValue(0));
             Assert.Empty(use.Batches);
         }
 
@@ -211,6 +210,6 @@ namespace MockDatabricks.Tests.Server
             Assert.Equal(TStatusCode.InvalidHandle, closedAgain.Status.StatusCode);
         }
 
-        internal static int CountFrames(byte[] file) => Protocol.Lz4FrameEncoderTests.CountFrameMagics(file);
+        internal static int CountFrames(byte[] file) => Protocol.Lz4FrameLayout.Read(file).Count;
     }
 }

@@ -1,0 +1,90 @@
+using System;
+using System.Linq;
+using Apache.Arrow;
+using Apache.Arrow.Types;
+
+namespace MockDatabricks.Protocol.Data
+{
+    /// <summary>Reads Apache.Arrow arrays as the CLR values <see cref="DatasetGenerator.GetValue"/> returns, and names schemas for messages.</summary>
+    public static class ArrowValues
+    {
+        public static object? Get(IArrowArray array, int index)
+        {
+            if (array.IsNull(index))
+            {
+                return null;
+            }
+
+            return array switch
+            {
+                Int32Array a => a.GetValue(index),
+                Int64Array a => a.GetValue(index),
+                DoubleArray a => a.GetValue(index),
+                Decimal128Array a => a.GetValue(index),
+                StringArray a => a.GetString(index),
+                TimestampArray a => a.GetTimestamp(index),
+                Date32Array a => a.GetDateOnly(index),
+                BooleanArray a => a.GetValue(index),
+                _ => throw new NotSupportedException($"The mock's data sets have no {array.GetType().Name} columns."),
+            };
+        }
+
+        /// <summary>Value equality as the tests need it: a timestamp is the same instant whatever its offset.</summary>
+        public static bool AreEqual(object? expected, object? actual) => (expected, actual) switch
+        {
+            (null, null) => true,
+            (null, _) or (_, null) => false,
+            (DateTimeOffset e, DateTimeOffset a) => e.UtcTicks == a.UtcTicks,
+            _ => expected.Equals(actual),
+        };
+
+        /// <summary>
+        /// Compares the rows of <paramref name="batch"/>, whose first row is data set row <paramref name="firstRow"/>,
+        /// with the generator's formula: every <paramref name="sampleEvery"/>-th row and the batch's last one. Reports
+        /// each difference, and a row past the data set's end, to <paramref name="mismatch"/>; returns the values compared.
+        /// </summary>
+        public static long CompareWithGenerator(RecordBatch batch, long firstRow, DatasetGenerator generator, Action<string> mismatch, int sampleEvery = 1)
+        {
+            long compared = 0;
+            for (int i = 0; i < batch.Length; i++)
+            {
+                long row = firstRow + i;
+                if (row % sampleEvery != 0 && i != batch.Length - 1)
+                {
+                    continue;
+                }
+
+                if (row >= generator.Spec.Rows)
+                {
+                    mismatch($"row {row} is beyond the data set's {generator.Spec.Rows} rows");
+                    break;
+                }
+
+                for (int column = 0; column < batch.ColumnCount; column++)
+                {
+                    object? expected = generator.GetValue(row, column);
+                    object? actual = Get(batch.Column(column), i);
+                    compared++;
+                    if (!AreEqual(expected, actual))
+                    {
+                        mismatch($"row {row}, column {generator.Schema.FieldsList[column].Name}: expected {expected ?? "null"}, got {actual ?? "null"}");
+                    }
+                }
+            }
+
+            return compared;
+        }
+
+        /// <summary>"id: int64 not null, amount: decimal128(18,4), ...": enough to tell two schemas apart in a message.</summary>
+        public static string Describe(Schema schema) => string.Join(", ", schema.FieldsList.Select(f =>
+        {
+            string type = f.DataType switch
+            {
+                Decimal128Type d => $"decimal128({d.Precision},{d.Scale})",
+                TimestampType t => $"timestamp[{t.Unit}, tz={t.Timezone ?? "none"}]",
+                _ => f.DataType.Name,
+            };
+            return $"{f.Name}: {type}{(f.IsNullable ? string.Empty : " not null")}";
+        }));
+    }
+}
