@@ -38,6 +38,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public const string PoolTagName = "pool";
         public const string ReasonTagName = "reason";
         public const string BufferPoolTag = "lz4_buffers";
+        public const string ArrowBatchPoolTag = "arrow_batches";
 
         private static readonly Meter s_meter = new Meter(MeterName, "1.0.0");
 

@@ -48,6 +48,27 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// </summary>
         public const string BufferPoolIdleTrimSecondsKey = "adbc.databricks.memory.buffer_pool_idle_trim_seconds";
 
+        /// <summary>
+        /// "false": record batches read from CloudFetch files get Apache.Arrow's default (native) allocator, as upstream.
+        /// Default true: their bodies are rented from the scope's batch pool (see <see cref="ScopedArrowAllocator"/>).
+        /// </summary>
+        public const string ArrowBatchesPooledKey = "adbc.databricks.memory.arrow_batches_pooled";
+
+        /// <summary>
+        /// Free bytes the record-batch pool may keep for reuse. Default 64 MiB: an application that reads and disposes
+        /// batches in turn has one or two bodies (a few MB to a few tens of MB each) out at a time.
+        /// </summary>
+        public const string ArrowBatchPoolMaxRetainedMbKey = "adbc.databricks.memory.arrow_batch_pool_max_retained_mb";
+
+        /// <summary>
+        /// Test mode, off by default: "true" overwrites every returned record-batch array with a poison pattern, so a
+        /// batch that could still see reused memory shows the pattern instead of its own values. Also turned on by
+        /// the environment variable <see cref="PoisonEnvironmentVariable"/>=1 (for a whole test run).
+        /// </summary>
+        public const string PoisonReturnedArraysKey = "adbc.databricks.memory.poison_returned_arrays";
+
+        public const string PoisonEnvironmentVariable = "ADBC_DATABRICKS_MEMORY_POISON";
+
         public const int MiB = 1024 * 1024;
 
         public bool PoolingEnabled { get; private set; } = true;
@@ -55,6 +76,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public long BufferPoolMaxRetainedBytes { get; private set; } = 128L * MiB;
 
         public int BufferPoolMaxArrayLength { get; private set; } = 32 * MiB;
+
+        public bool ArrowBatchesPooled { get; private set; } = true;
+
+        public long ArrowBatchPoolMaxRetainedBytes { get; private set; } = 64L * MiB;
+
+        public bool PoisonReturnedArrays { get; private set; } = Environment.GetEnvironmentVariable(PoisonEnvironmentVariable) == "1";
 
         public TimeSpan BufferPoolIdleTrimPeriod { get; private set; } = TimeSpan.FromSeconds(60);
 
@@ -88,6 +115,18 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 else if (Is(key, BufferPoolMaxArrayMbKey))
                 {
                     options.BufferPoolMaxArrayLength = (int)ParseMebibytes(key, property.Value, minimum: 1, maximum: 1024) * MiB;
+                }
+                else if (Is(key, ArrowBatchesPooledKey))
+                {
+                    options.ArrowBatchesPooled = ParseBool(key, property.Value);
+                }
+                else if (Is(key, ArrowBatchPoolMaxRetainedMbKey))
+                {
+                    options.ArrowBatchPoolMaxRetainedBytes = ParseMebibytes(key, property.Value, minimum: 0, maximum: 1024 * 1024) * MiB;
+                }
+                else if (Is(key, PoisonReturnedArraysKey))
+                {
+                    options.PoisonReturnedArrays = ParseBool(key, property.Value);
                 }
                 else if (Is(key, BufferPoolIdleTrimSecondsKey))
                 {

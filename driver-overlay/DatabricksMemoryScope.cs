@@ -18,6 +18,7 @@
 using System;
 using System.Collections.Generic;
 using System.Threading;
+using Apache.Arrow.Memory;
 
 namespace Apache.Arrow.Adbc.Drivers.Databricks
 {
@@ -60,6 +61,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 new PoolMeter(_idTag, DatabricksMemoryMetrics.BufferPoolTag),
                 options.BufferPoolIdleTrimPeriod);
             Lz4 = new ScopedLz4Decompressor(this);
+            ArrowBatchPool = NewArrowBatchPool(options, _idTag);
+            BatchAllocator = options.ArrowBatchesPooled
+                ? new ScopedArrowAllocator(ArrowBatchPool, options.PoisonReturnedArrays)
+                : MemoryAllocator.Default.Value;
             _references = 1;
             DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));
         }
@@ -73,6 +78,19 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         /// <summary>The LZ4 decompression entry points the driver calls.</summary>
         public ScopedLz4Decompressor Lz4 { get; }
+
+        /// <summary>
+        /// The pool of record batch bodies: a second pool, not <see cref="BufferPool"/>, because batches live as long
+        /// as the application keeps them (LZ4 buffers only while the driver reads one file), so they must neither eat
+        /// into nor be capped by the LZ4 pool's budget, and their bytes show apart on the meter (pool=arrow_batches).
+        /// </summary>
+        public Lz4BufferPool ArrowBatchPool { get; }
+
+        /// <summary>
+        /// The allocator for the record batches the driver's stream readers hand to the application: the scope's
+        /// <see cref="ScopedArrowAllocator"/>, or Apache.Arrow's default when arrow_batches_pooled is false.
+        /// </summary>
+        public MemoryAllocator BatchAllocator { get; }
 
         /// <summary>True once the last lease is gone and the pool has dropped its memory.</summary>
         public bool IsReleased => Volatile.Read(ref _references) == 0;
@@ -110,6 +128,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
+        private static Lz4BufferPool NewArrowBatchPool(DatabricksMemoryOptions options, object idTag) => new Lz4BufferPool(
+            options.BufferPoolMaxArrayLength,
+            options.PoolingEnabled && options.ArrowBatchesPooled ? options.ArrowBatchPoolMaxRetainedBytes : 0,
+            new PoolMeter(idTag, DatabricksMemoryMetrics.ArrowBatchPoolTag),
+            options.BufferPoolIdleTrimPeriod); // an idle database gives its free batch arrays back too
+
         /// <summary>Called once per non-detached lease by <see cref="DatabricksMemoryLease.Dispose"/>.</summary>
         internal void ReleaseReference()
         {
@@ -117,6 +141,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             if (remaining == 0)
             {
                 BufferPool.Release();
+                ArrowBatchPool.Release();
                 DatabricksMemoryMetrics.LiveScopes.Add(-1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));
             }
             else if (remaining < 0)

@@ -30,17 +30,33 @@ namespace Harness.Support
 
         public List<string> Errors { get; } = new List<string>();
 
+        /// <summary>
+        /// False plays an application that never disposes its batches (it only drops them), so a measurement can
+        /// show that the driver's memory stays bounded when the batches are left to the GC.
+        /// </summary>
+        public bool DisposeBatches { get; init; } = true;
+
         public async Task ReadAllAsync(IArrowArrayStream stream)
         {
             while (true)
             {
-                using RecordBatch? batch = await stream.ReadNextRecordBatchAsync().ConfigureAwait(false);
+                RecordBatch? batch = await stream.ReadNextRecordBatchAsync().ConfigureAwait(false);
                 if (batch == null)
                 {
                     break;
                 }
 
-                Check(batch);
+                try
+                {
+                    Check(batch);
+                }
+                finally
+                {
+                    if (DisposeBatches)
+                    {
+                        batch.Dispose();
+                    }
+                }
             }
 
             if (Rows != _generator.Spec.Rows)

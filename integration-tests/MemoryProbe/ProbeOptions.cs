@@ -4,7 +4,7 @@ using System.Globalization;
 
 namespace MemoryProbe
 {
-    /// <summary>Command line: --mock-url URL --label stock|patched --scenario NAME --rows N --output FILE [--seed S] [--warmup-rows N] [--sample-every K] [--token T] [--property key=value]... [--heap-report FILE] [--print-statement]</summary>
+    /// <summary>Command line: --mock-url URL --label stock|patched --scenario NAME --rows N --output FILE [--seed S] [--warmup-rows N] [--sample-every K] [--token T] [--property key=value]... [--heap-report FILE] [--print-statement] [--never-dispose-batches]</summary>
     internal sealed class ProbeOptions
     {
         public Uri MockUrl { get; private set; } = new Uri("http://127.0.0.1:8080");
@@ -37,6 +37,12 @@ namespace MemoryProbe
         /// <summary>Where to write the heap report (see HeapReport), or null (the default) for none.</summary>
         public string? HeapReport { get; private set; }
 
+        /// <summary>
+        /// Plays an application that never disposes the record batches it reads (it drops them to the GC), to show
+        /// that memory stays bounded then too. The warm-up query still disposes its batches.
+        /// </summary>
+        public bool NeverDisposeBatches { get; private set; }
+
         /// <summary>Rows of the unmeasured warm-up query (0 for none).</summary>
         public long WarmupRows { get; private set; } = 20_000;
 
@@ -58,6 +64,7 @@ namespace MemoryProbe
                     case "--token": options.Token = Value(); break;
                     case "--output": options.Output = Value(); break;
                     case "--heap-report": options.HeapReport = Value(); break;
+                    case "--never-dispose-batches": options.NeverDisposeBatches = true; break;
                     case "--print-statement": options.PrintStatement = true; break;
                     case "--property":
                         string pair = Value();
