@@ -101,6 +101,20 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
 #endif
 
+            /// <summary>
+            /// MemoryStream.ToArray works even on a closed stream; this one must not, because after disposal its array
+            /// belongs to the pool (and maybe to the next renter).
+            /// </summary>
+            public override byte[] ToArray()
+            {
+                if (!CanRead)
+                {
+                    throw new ObjectDisposedException(nameof(PooledBuffer), "The stream is disposed; its pooled array may belong to another reader now.");
+                }
+
+                return base.ToArray();
+            }
+
             protected override void Dispose(bool disposing)
             {
                 base.Dispose(disposing);

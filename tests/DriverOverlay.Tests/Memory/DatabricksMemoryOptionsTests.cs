@@ -31,6 +31,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(Pooling, DatabricksMemoryOptions.PoolingEnabledKey);
             Assert.Equal(Retained, DatabricksMemoryOptions.BufferPoolMaxRetainedMbKey);
             Assert.Equal(MaxArray, DatabricksMemoryOptions.BufferPoolMaxArrayMbKey);
+            Assert.Equal("adbc.databricks.memory.buffer_pool_idle_trim_seconds", DatabricksMemoryOptions.BufferPoolIdleTrimSecondsKey);
         }
 
         [Fact]

@@ -213,6 +213,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(2 * Min, scope.BufferPool.RetainedBytes);
             Assert.Throws<UnauthorizedAccessException>(() => stream.GetBuffer());
             Assert.False(stream.TryGetBuffer(out _));
+            Assert.Throws<ObjectDisposedException>(() => stream.ToArray()); // MemoryStream's would copy the pooled array
             Assert.Throws<ObjectDisposedException>(() => buffer.Segment);
             Assert.Throws<ObjectDisposedException>(() => buffer.Span.Length);
 
