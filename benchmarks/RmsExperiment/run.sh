@@ -68,6 +68,10 @@ done
 
 rm -f "$out/results"/*.json
 scenario="cloudfetch-$((rows / 1000000))m"
+# One discarded run first: the mock server's first result and a cold page cache otherwise land on whichever variant
+# goes first (in the first measurements that made the first pool run 3-6x slower than every other run).
+dotnet "$out/probe/pool/MemoryProbe.dll" --mock-url "$mock_url" --label warmup --scenario "$scenario" \
+    --rows "$rows" --sample-every 1000 --output "$out/logs/warmup.json" >/dev/null
 for run in $(seq 1 "$runs"); do
     for variant in pool rms; do
         dotnet "$out/probe/$variant/MemoryProbe.dll" --mock-url "$mock_url" --label "$variant" --scenario "$scenario" \
