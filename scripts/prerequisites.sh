@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests need when they are missing: the lz4 CLI and liblz4 (reference
-# LZ4 implementations), git (patch tool tests), curl. Needs root (or sudo) only when something is missing.
+# LZ4 implementations), git (patch tool tests), curl, thrift-compiler (MockDatabricks.Protocol generates its
+# TCLIService structs from Thrift/mock_tcli.thrift at build time). Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
 missing=()
@@ -8,6 +9,7 @@ command -v lz4 >/dev/null 2>&1 || missing+=(lz4)
 ldconfig -p 2>/dev/null | grep -q 'liblz4\.so\.1' || missing+=(liblz4-1)
 command -v git >/dev/null 2>&1 || missing+=(git)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v thrift >/dev/null 2>&1 || missing+=(thrift-compiler)
 
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0

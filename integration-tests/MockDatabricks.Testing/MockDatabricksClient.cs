@@ -63,12 +63,12 @@ namespace MockDatabricks.Testing
 
         public static MockDatabricksClient For(MockServerHandle server, string? token = null) => new MockDatabricksClient(server.WarehouseUrl(), token ?? server.Token);
 
-        public async Task<T> CallAsync<T>(string method, IThriftStruct request, Func<TProtocol, CancellationToken, Task<T>> readResponse, CancellationToken cancellationToken = default)
-            where T : class
+        public async Task<T> CallAsync<T>(string method, TBase request, CancellationToken cancellationToken = default)
+            where T : class, TBase, new()
         {
             byte[] body = await ThriftMessages.EncodeCallAsync(method, Interlocked.Increment(ref _sequenceId), request, cancellationToken).ConfigureAwait(false);
             byte[] reply = await PostRawAsync(body, cancellationToken).ConfigureAwait(false);
-            return await ThriftMessages.DecodeReplyAsync(reply, method, readResponse, cancellationToken).ConfigureAwait(false);
+            return await ThriftMessages.DecodeReplyAsync<T>(reply, method, cancellationToken).ConfigureAwait(false);
         }
 
         /// <summary>Posts arbitrary bytes to the Thrift endpoint (for malformed-request tests); throws <see cref="ThriftHttpException"/> on non-2xx.</summary>
@@ -88,60 +88,79 @@ namespace MockDatabricks.Testing
         }
 
         public Task<TOpenSessionResp> OpenSessionAsync(CancellationToken cancellationToken = default) =>
-            CallAsync("OpenSession", new TOpenSessionReq
+            CallAsync<TOpenSessionResp>("OpenSession", new TOpenSessionReq
             {
                 ClientProtocol = TProtocolVersion.SparkV7,
                 ClientProtocolI64 = TProtocolVersion.SparkV7,
                 CanUseMultipleCatalogs = true,
                 InitialNamespace = new TNamespace { SchemaName = "default" },
                 Configuration = new() { ["spark.thriftserver.arrowBasedRowSet.timestampAsString"] = "false" },
-            }, TOpenSessionResp.ReadAsync, cancellationToken);
+            }, cancellationToken);
 
         public Task<TExecuteStatementResp> ExecuteStatementAsync(TSessionHandle session, string statement, ExecuteOptions? options = null, CancellationToken cancellationToken = default)
         {
             options ??= new ExecuteOptions();
-            return CallAsync("ExecuteStatement", new TExecuteStatementReq
+            var request = new TExecuteStatementReq
             {
                 SessionHandle = session,
                 Statement = statement,
                 RunAsync = true,
                 QueryTimeout = 10800,
-                GetDirectResults = options.DirectResults ? new TSparkGetDirectResults { MaxRows = options.DirectMaxRows, MaxBytes = options.DirectMaxBytes } : null,
                 CanReadArrowResult = true,
                 CanDownloadResult = options.CanDownloadResult,
                 CanDecompressLZ4Result = options.CanDecompressLz4,
-                MaxBytesPerFile = options.MaxBytesPerFile,
                 UseArrowNativeTypes = new TSparkArrowTypes { TimestampAsArrow = true, DecimalAsArrow = true, ComplexTypesAsArrow = false, IntervalTypesAsArrow = false },
-            }, TExecuteStatementResp.ReadAsync, cancellationToken);
+            };
+            if (options.DirectResults)
+            {
+                request.GetDirectResults = new TSparkGetDirectResults(options.DirectMaxRows);
+                if (options.DirectMaxBytes is long maxBytes)
+                {
+                    request.GetDirectResults.MaxBytes = maxBytes;
+                }
+            }
+
+            if (options.MaxBytesPerFile is long perFile)
+            {
+                request.MaxBytesPerFile = perFile;
+            }
+
+            return CallAsync<TExecuteStatementResp>("ExecuteStatement", request, cancellationToken);
         }
 
         public Task<TGetOperationStatusResp> GetOperationStatusAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
-            CallAsync("GetOperationStatus", new TGetOperationStatusReq { OperationHandle = operation }, TGetOperationStatusResp.ReadAsync, cancellationToken);
+            CallAsync<TGetOperationStatusResp>("GetOperationStatus", new TGetOperationStatusReq { OperationHandle = operation }, cancellationToken);
 
         public Task<TGetResultSetMetadataResp> GetResultSetMetadataAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
-            CallAsync("GetResultSetMetadata", new TGetResultSetMetadataReq { OperationHandle = operation }, TGetResultSetMetadataResp.ReadAsync, cancellationToken);
+            CallAsync<TGetResultSetMetadataResp>("GetResultSetMetadata", new TGetResultSetMetadataReq { OperationHandle = operation }, cancellationToken);
 
-        public Task<TFetchResultsResp> FetchResultsAsync(TOperationHandle operation, long maxRows, long? startRowOffset = null, long? maxBytes = null, CancellationToken cancellationToken = default) =>
-            CallAsync("FetchResults", new TFetchResultsReq
+        public Task<TFetchResultsResp> FetchResultsAsync(TOperationHandle operation, long maxRows, long? startRowOffset = null, long? maxBytes = null, CancellationToken cancellationToken = default)
+        {
+            var request = new TFetchResultsReq(operation, TFetchOrientation.FetchNext, maxRows);
+            if (startRowOffset is long offset)
             {
-                OperationHandle = operation,
-                Orientation = TFetchOrientation.FetchNext,
-                MaxRows = maxRows,
-                StartRowOffset = startRowOffset,
-                MaxBytes = maxBytes,
-            }, TFetchResultsResp.ReadAsync, cancellationToken);
+                request.StartRowOffset = offset;
+            }
+
+            if (maxBytes is long bytes)
+            {
+                request.MaxBytes = bytes;
+            }
+
+            return CallAsync<TFetchResultsResp>("FetchResults", request, cancellationToken);
+        }
 
         public Task<TCloseOperationResp> CloseOperationAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
-            CallAsync("CloseOperation", new TCloseOperationReq { OperationHandle = operation }, TCloseOperationResp.ReadAsync, cancellationToken);
+            CallAsync<TCloseOperationResp>("CloseOperation", new TCloseOperationReq { OperationHandle = operation }, cancellationToken);
 
         public Task<TCancelOperationResp> CancelOperationAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
-            CallAsync("CancelOperation", new TCancelOperationReq { OperationHandle = operation }, TCancelOperationResp.ReadAsync, cancellationToken);
+            CallAsync<TCancelOperationResp>("CancelOperation", new TCancelOperationReq { OperationHandle = operation }, cancellationToken);
 
         public Task<TCloseSessionResp> CloseSessionAsync(TSessionHandle session, CancellationToken cancellationToken = default) =>
-            CallAsync("CloseSession", new TCloseSessionReq { SessionHandle = session }, TCloseSessionResp.ReadAsync, cancellationToken);
+            CallAsync<TCloseSessionResp>("CloseSession", new TCloseSessionReq { SessionHandle = session }, cancellationToken);
 
         public Task<TGetInfoResp> GetInfoAsync(TSessionHandle session, int infoType, CancellationToken cancellationToken = default) =>
-            CallAsync("GetInfo", new TGetInfoReq { SessionHandle = session, InfoType = infoType }, TGetInfoResp.ReadAsync, cancellationToken);
+            CallAsync<TGetInfoResp>("GetInfo", new TGetInfoReq { SessionHandle = session, InfoType = infoType }, cancellationToken);
 
         /// <summary>GETs a CloudFetch link (no auth header) and returns the whole body; throws HttpRequestException (with StatusCode) or IOException.</summary>
         public async Task<byte[]> DownloadAsync(string fileLink, CancellationToken cancellationToken = default)

@@ -4,6 +4,7 @@ using System.Threading.Tasks;
 using Thrift;
 using Thrift.Protocol;
 using Thrift.Protocol.Entities;
+using Thrift.Protocol.Utilities;
 using Thrift.Transport.Client;
 
 namespace MockDatabricks.Protocol.Thrift
@@ -16,10 +17,10 @@ namespace MockDatabricks.Protocol.Thrift
     /// </summary>
     public static class ThriftMessages
     {
-        public static Task<byte[]> EncodeCallAsync(string method, int sequenceId, IThriftStruct request, CancellationToken ct = default) =>
+        public static Task<byte[]> EncodeCallAsync(string method, int sequenceId, TBase request, CancellationToken ct = default) =>
             EncodeAsync(new TMessage(method, TMessageType.Call, sequenceId), (protocol, token) => WriteWrapperAsync(protocol, method + "_args", 1, request, token), ct);
 
-        public static Task<byte[]> EncodeReplyAsync(string method, int sequenceId, IThriftStruct response, CancellationToken ct = default) =>
+        public static Task<byte[]> EncodeReplyAsync(string method, int sequenceId, TBase response, CancellationToken ct = default) =>
             EncodeAsync(new TMessage(method, TMessageType.Reply, sequenceId), (protocol, token) => WriteWrapperAsync(protocol, method + "_result", 0, response, token), ct);
 
         public static Task<byte[]> EncodeExceptionAsync(string method, int sequenceId, TApplicationException error, CancellationToken ct = default) =>
@@ -41,10 +42,10 @@ namespace MockDatabricks.Protocol.Thrift
         }
 
         /// <summary>Server side: reads the request struct out of <c>&lt;Method&gt;_args</c> (field 1).</summary>
-        public static async Task<T> ReadCallArgumentsAsync<T>(TProtocol reader, string method, Func<TProtocol, CancellationToken, Task<T>> readRequest, CancellationToken ct = default)
-            where T : class
+        public static async Task<T> ReadCallArgumentsAsync<T>(TProtocol reader, string method, CancellationToken ct = default)
+            where T : class, TBase, new()
         {
-            T? request = await ReadWrapperAsync(reader, 1, readRequest, ct);
+            T? request = await ReadWrapperAsync<T>(reader, 1, ct);
             return request ?? throw new TProtocolException(TProtocolException.INVALID_DATA, $"{method}_args has no 'req' struct in field 1.");
         }
 
@@ -52,8 +53,8 @@ namespace MockDatabricks.Protocol.Thrift
         /// Client side: decodes a reply; throws <see cref="TApplicationException"/> for EXCEPTION messages and for a
         /// result without <c>success</c> (what the generated client throws: MissingResult, "unknown result").
         /// </summary>
-        public static async Task<T> DecodeReplyAsync<T>(byte[] body, string method, Func<TProtocol, CancellationToken, Task<T>> readResponse, CancellationToken ct = default)
-            where T : class
+        public static async Task<T> DecodeReplyAsync<T>(byte[] body, string method, CancellationToken ct = default)
+            where T : class, TBase, new()
         {
             using TBinaryProtocol reader = OpenReader(body);
             TMessage header = await reader.ReadMessageBeginAsync(ct);
@@ -67,7 +68,7 @@ namespace MockDatabricks.Protocol.Thrift
                 throw new TProtocolException(TProtocolException.INVALID_DATA, $"Expected a REPLY to {method}, got {header.Type}.");
             }
 
-            T? response = await ReadWrapperAsync(reader, 0, readResponse, ct);
+            T? response = await ReadWrapperAsync<T>(reader, 0, ct);
             return response ?? throw new TApplicationException(TApplicationException.ExceptionType.MissingResult, $"{method} failed: unknown result");
         }
 
@@ -81,29 +82,34 @@ namespace MockDatabricks.Protocol.Thrift
             return transport.GetBuffer();
         }
 
-        private static async Task WriteWrapperAsync(TProtocol writer, string wrapperName, short fieldId, IThriftStruct value, CancellationToken ct)
+        private static async Task WriteWrapperAsync(TProtocol writer, string wrapperName, short fieldId, TBase value, CancellationToken ct)
         {
             await writer.WriteStructBeginAsync(new TStruct(wrapperName), ct);
-            await writer.WriteStructFieldAsync(fieldId, value, ct);
+            await writer.WriteFieldBeginAsync(new TField("success", TType.Struct, fieldId), ct);
+            await value.WriteAsync(writer, ct);
+            await writer.WriteFieldEndAsync(ct);
             await writer.WriteFieldStopAsync(ct);
             await writer.WriteStructEndAsync(ct);
         }
 
-        private static async Task<T?> ReadWrapperAsync<T>(TProtocol reader, short fieldId, Func<TProtocol, CancellationToken, Task<T>> readValue, CancellationToken ct)
-            where T : class
+        private static async Task<T?> ReadWrapperAsync<T>(TProtocol reader, short fieldId, CancellationToken ct)
+            where T : class, TBase, new()
         {
             T? value = null;
             await reader.ReadStructBeginAsync(ct);
-            while (await reader.ReadFieldHeaderAsync(ct) is (true, var type, var id))
+            for (TField field = await reader.ReadFieldBeginAsync(ct); field.Type != TType.Stop; field = await reader.ReadFieldBeginAsync(ct))
             {
-                if (id == fieldId && type == TType.Struct)
+                if (field.ID == fieldId && field.Type == TType.Struct)
                 {
-                    value = await readValue(reader, ct);
+                    value = new T();
+                    await value.ReadAsync(reader, ct);
                 }
                 else
                 {
-                    await reader.SkipAsync(type, ct);
+                    await TProtocolUtil.SkipAsync(reader, field.Type, ct);
                 }
+
+                await reader.ReadFieldEndAsync(ct);
             }
 
             await reader.ReadStructEndAsync(ct);

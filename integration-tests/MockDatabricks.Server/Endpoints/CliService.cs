@@ -71,7 +71,7 @@ namespace MockDatabricks.Server.Endpoints
             // Direct results: the statement is finished, metadata and the first chunk come with the reply.
             operation.RunningPollsLeft = 0;
             operation.State = TOperationState.Finished;
-            TFetchResultsResp first = await _results.FetchAsync(operation, baseUrl, null, direct.MaxRows, direct.MaxBytes).ConfigureAwait(false);
+            TFetchResultsResp first = await _results.FetchAsync(operation, baseUrl, null, direct.MaxRows, direct.__isset.maxBytes ? direct.MaxBytes : null).ConfigureAwait(false);
             response.DirectResults = new TSparkDirectResults
             {
                 OperationStatus = new TGetOperationStatusResp { Status = TStatus.Ok(), OperationState = TOperationState.Finished, HasResultSet = true },
@@ -115,11 +115,11 @@ namespace MockDatabricks.Server.Endpoints
                 {
                     Status = TStatus.Failure($"Operation {operation.Id} is {operation.State}; poll GetOperationStatus until FINISHED before fetching.", "HY010", 0),
                     HasMoreRows = false,
-                    Results = new TRowSet { StartRowOffset = request.StartRowOffset ?? 0, ArrowBatches = new() },
+                    Results = new TRowSet { StartRowOffset = request.StartRowOffset, ArrowBatches = new() },
                 };
             }
 
-            return await _results.FetchAsync(operation, baseUrl, request.StartRowOffset, request.MaxRows, request.MaxBytes).ConfigureAwait(false);
+            return await _results.FetchAsync(operation, baseUrl, request.__isset.startRowOffset ? request.StartRowOffset : null, request.MaxRows, request.__isset.maxBytes ? request.MaxBytes : null).ConfigureAwait(false);
         }
 
         public TCloseOperationResp CloseOperation(MockOperation operation)

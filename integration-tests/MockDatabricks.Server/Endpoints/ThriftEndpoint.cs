@@ -80,7 +80,9 @@ namespace MockDatabricks.Server.Endpoints
             catch (Exception ex) when (ex is TProtocolException or TTransportException)
             {
                 // Truncated arguments surface as a transport END_OF_FILE, bad values as protocol errors: both are the client's fault.
-                answer = Exception(call, TApplicationException.ExceptionType.ProtocolError, $"{header.Name}: malformed arguments: {ex.Message}");
+                // The generated structs throw INVALID_DATA without a message when a required field is missing.
+                string reason = ex.Message.Length > 0 ? ex.Message : "a required field is not set";
+                answer = Exception(call, TApplicationException.ExceptionType.ProtocolError, $"{header.Name}: malformed arguments: {reason}");
             }
             catch (Exception ex) when (ex is not OperationCanceledException)
             {
@@ -110,7 +112,7 @@ namespace MockDatabricks.Server.Endpoints
             {
                 case "OpenSession":
                     {
-                        TOpenSessionReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TOpenSessionReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
+                        TOpenSessionReq request = await ThriftMessages.ReadCallArgumentsAsync<TOpenSessionReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         if (InjectFault(call, null) is Answer faulted)
                         {
                             return faulted;
@@ -123,11 +125,11 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "ExecuteStatement":
                     {
-                        TExecuteStatementReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TExecuteStatementReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
+                        TExecuteStatementReq request = await ThriftMessages.ReadCallArgumentsAsync<TExecuteStatementReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         call.Session = request.SessionHandle.SessionId.ToHex();
                         call.Detail = request.Statement.Length <= 300 ? request.Statement : request.Statement.Substring(0, 300) + "...";
                         call.MaxRows = request.GetDirectResults?.MaxRows;
-                        call.MaxBytes = request.GetDirectResults?.MaxBytes;
+                        call.MaxBytes = request.GetDirectResults?.__isset.maxBytes == true ? request.GetDirectResults.MaxBytes : null;
                         (TExecuteStatementResp response, MockOperation? operation) = await _service.ExecuteStatementAsync(request, call.BaseUrl).ConfigureAwait(false);
                         if (operation != null)
                         {
@@ -144,7 +146,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "GetOperationStatus":
                     {
-                        TGetOperationStatusReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TGetOperationStatusReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
+                        TGetOperationStatusReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetOperationStatusReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         return WithOperation(call, request.OperationHandle, operation =>
                         {
                             TGetOperationStatusResp response = _service.GetOperationStatus(operation);
@@ -155,7 +157,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "GetResultSetMetadata":
                     {
-                        TGetResultSetMetadataReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TGetResultSetMetadataReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
+                        TGetResultSetMetadataReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetResultSetMetadataReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         return WithOperation(call, request.OperationHandle, operation =>
                         {
                             TGetResultSetMetadataResp response = _service.GetResultSetMetadata(operation);
@@ -165,10 +167,10 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "FetchResults":
                     {
-                        TFetchResultsReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TFetchResultsReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
-                        call.StartRowOffset = request.StartRowOffset;
+                        TFetchResultsReq request = await ThriftMessages.ReadCallArgumentsAsync<TFetchResultsReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        call.StartRowOffset = request.__isset.startRowOffset ? request.StartRowOffset : null;
                         call.MaxRows = request.MaxRows;
-                        call.MaxBytes = request.MaxBytes;
+                        call.MaxBytes = request.__isset.maxBytes ? request.MaxBytes : null;
                         MockOperation? operation = Find(call, request.OperationHandle);
                         if (operation == null)
                         {
@@ -190,7 +192,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "CloseOperation":
                     {
-                        TCloseOperationReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TCloseOperationReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
+                        TCloseOperationReq request = await ThriftMessages.ReadCallArgumentsAsync<TCloseOperationReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         return WithOperation(call, request.OperationHandle, operation =>
                         {
                             TCloseOperationResp response = _service.CloseOperation(operation);
@@ -200,7 +202,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "CancelOperation":
                     {
-                        TCancelOperationReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TCancelOperationReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
+                        TCancelOperationReq request = await ThriftMessages.ReadCallArgumentsAsync<TCancelOperationReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         return WithOperation(call, request.OperationHandle, operation =>
                         {
                             TCancelOperationResp response = _service.CancelOperation(operation);
@@ -210,7 +212,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "CloseSession":
                     {
-                        TCloseSessionReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TCloseSessionReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
+                        TCloseSessionReq request = await ThriftMessages.ReadCallArgumentsAsync<TCloseSessionReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         call.Session = request.SessionHandle.SessionId.ToHex();
                         if (InjectFault(call, null) is Answer faulted)
                         {
@@ -223,7 +225,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "GetInfo":
                     {
-                        TGetInfoReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, call.Header.Name, TGetInfoReq.ReadAsync, call.Context.RequestAborted).ConfigureAwait(false);
+                        TGetInfoReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetInfoReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         call.Session = request.SessionHandle.SessionId.ToHex();
                         call.Detail = "infoType=" + request.InfoType;
                         if (InjectFault(call, null) is Answer faulted)
@@ -240,7 +242,7 @@ namespace MockDatabricks.Server.Endpoints
             }
         }
 
-        private Answer WithOperation(RpcCall call, TOperationHandle handle, Func<MockOperation, Answer> handler, Func<TStatus, IThriftStruct> onMissing)
+        private Answer WithOperation(RpcCall call, TOperationHandle handle, Func<MockOperation, Answer> handler, Func<TStatus, TBase> onMissing)
         {
             MockOperation? operation = Find(call, handle);
             if (operation == null)
@@ -286,7 +288,7 @@ namespace MockDatabricks.Server.Endpoints
             }
 
             TStatus status = TStatus.Failure(rule.Message, "HY000", 500);
-            IThriftStruct response = call.Header.Name switch
+            TBase response = call.Header.Name switch
             {
                 "OpenSession" => new TOpenSessionResp { Status = status },
                 "ExecuteStatement" => new TExecuteStatementResp { Status = status },
@@ -302,7 +304,7 @@ namespace MockDatabricks.Server.Endpoints
             return new Answer(response, null);
         }
 
-        private static Answer Reply(RpcCall call, IThriftStruct response, TStatus status)
+        private static Answer Reply(RpcCall call, TBase response, TStatus status)
         {
             if (call.Outcome == "ok" && status.StatusCode is not (TStatusCode.Success or TStatusCode.SuccessWithInfo))
             {
@@ -378,7 +380,7 @@ namespace MockDatabricks.Server.Endpoints
         }
 
         /// <summary>What a call answers: a reply struct or an EXCEPTION message (neither when an HTTP error status is sent instead).</summary>
-        private sealed record Answer(IThriftStruct? Response, TApplicationException? Error);
+        private sealed record Answer(TBase? Response, TApplicationException? Error);
 
         private sealed class RpcCall
         {

@@ -33,7 +33,7 @@ namespace MockDatabricks.Server.ResultSets
                 Status = TStatus.Ok(),
                 Schema = new TTableSchema
                 {
-                    Columns = schema.FieldsList.Select((f, i) => new TColumnDesc { ColumnName = f.Name, TypeId = ThriftTypeOf(f.DataType), Position = i + 1 }).ToList(),
+                    Columns = schema.FieldsList.Select((f, i) => TColumnDesc.Primitive(f.Name, ThriftTypeOf(f.DataType), i + 1)).ToList(),
                 },
                 ResultFormat = operation.CloudFetch ? TSparkRowSetType.UrlBasedSet : TSparkRowSetType.ArrowBasedSet,
                 Lz4Compressed = operation.Lz4,

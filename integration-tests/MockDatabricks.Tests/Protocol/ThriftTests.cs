@@ -28,7 +28,7 @@ namespace MockDatabricks.Tests.Protocol
                     ResultSetMetadata = new TGetResultSetMetadataResp
                     {
                         Status = TStatus.Ok(),
-                        Schema = new TTableSchema { Columns = { new TColumnDesc { ColumnName = "id", TypeId = TTypeId.BigInt, Position = 1 } } },
+                        Schema = new TTableSchema { Columns = new() { TColumnDesc.Primitive("id", TTypeId.BigInt, 1) } },
                         ResultFormat = TSparkRowSetType.UrlBasedSet,
                         Lz4Compressed = true,
                         ArrowSchema = new byte[] { 1, 2, 3 },
@@ -51,7 +51,7 @@ namespace MockDatabricks.Tests.Protocol
             };
 
             byte[] wire = await ThriftMessages.EncodeReplyAsync("ExecuteStatement", 5, response);
-            TExecuteStatementResp decoded = await ThriftMessages.DecodeReplyAsync(wire, "ExecuteStatement", TExecuteStatementResp.ReadAsync);
+            TExecuteStatementResp decoded = await ThriftMessages.DecodeReplyAsync<TExecuteStatementResp>(wire, "ExecuteStatement");
 
             Assert.Equal(response.OperationHandle.OperationId.Guid, decoded.OperationHandle!.OperationId.Guid);
             Assert.Equal(TOperationState.Finished, decoded.DirectResults!.OperationStatus!.OperationState);
@@ -87,14 +87,14 @@ namespace MockDatabricks.Tests.Protocol
 
             using TProtocol reader = ThriftMessages.OpenReader(wire);
             TMessage header = await ThriftMessages.ReadCallHeaderAsync(reader);
-            TCloseSessionReq request = await ThriftMessages.ReadCallArgumentsAsync(reader, header.Name, TCloseSessionReq.ReadAsync);
+            TCloseSessionReq request = await ThriftMessages.ReadCallArgumentsAsync<TCloseSessionReq>(reader, header.Name);
 
             Assert.Equal(("CloseSession", TMessageType.Call, 42), (header.Name, header.Type, header.SeqID));
             Assert.Equal(16, request.SessionHandle.SessionId.Guid.Length);
         }
 
         [Fact]
-        public async Task MissingRequiredField_IsInvalidDataNamingTheField()
+        public async Task MissingRequiredField_IsInvalidData()
         {
             byte[] wire = await RawThrift.EncodeAsync(async (writer, ct) =>
             {
@@ -103,10 +103,10 @@ namespace MockDatabricks.Tests.Protocol
             });
 
             using TProtocol reader = ThriftMessages.OpenReader(wire);
-            var missing = await Assert.ThrowsAsync<TProtocolException>(() => TRowSet.ReadAsync(reader, CancellationToken.None));
+            var missing = await Assert.ThrowsAsync<TProtocolException>(() => new TRowSet().ReadAsync(reader, CancellationToken.None));
 
+            // The 0.17 netstd generator's Read throws INVALID_DATA without naming the field.
             Assert.Equal(TProtocolException.INVALID_DATA, missing.GetExceptionType());
-            Assert.Equal("Required field 'rows' of TRowSet is not set.", missing.Message);
         }
 
         [Fact]
@@ -119,7 +119,7 @@ namespace MockDatabricks.Tests.Protocol
             });
 
             using TProtocol reader = ThriftMessages.OpenReader(wire);
-            var tooLong = await Assert.ThrowsAsync<TTransportException>(() => TStatus.ReadAsync(reader, CancellationToken.None));
+            var tooLong = await Assert.ThrowsAsync<TTransportException>(() => new TStatus().ReadAsync(reader, CancellationToken.None));
 
             Assert.Equal(TTransportException.ExceptionType.MessageSizeLimit, tooLong.Type);
         }
@@ -139,7 +139,7 @@ namespace MockDatabricks.Tests.Protocol
         {
             byte[] wire = await ThriftMessages.EncodeExceptionAsync("Nope", 3, new TApplicationException(TApplicationException.ExceptionType.UnknownMethod, "Invalid method name: 'Nope'"));
 
-            var error = await Assert.ThrowsAsync<TApplicationException>(() => ThriftMessages.DecodeReplyAsync(wire, "Nope", TCloseSessionResp.ReadAsync));
+            var error = await Assert.ThrowsAsync<TApplicationException>(() => ThriftMessages.DecodeReplyAsync<TCloseSessionResp>(wire, "Nope"));
 
             Assert.Equal(TApplicationException.ExceptionType.UnknownMethod, error.Type);
             Assert.Equal("Invalid method name: 'Nope'", error.Message);

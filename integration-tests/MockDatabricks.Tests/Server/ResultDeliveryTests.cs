@@ -70,7 +70,7 @@ namespace MockDatabricks.Tests.Server
             QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=cloudfetch"));
 
             Assert.True(outcome.CloudFetch);
-            Assert.Equal(true, outcome.Metadata.Lz4Compressed);
+            Assert.True(outcome.Metadata.Lz4Compressed);
             Assert.Equal(TSparkRowSetType.UrlBasedSet, outcome.Metadata.ResultFormat);
             Assert.Equal(60_000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
             Assert.Equal(12, outcome.Links.Count);
@@ -131,7 +131,7 @@ namespace MockDatabricks.Tests.Server
 
             QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=cloudfetch"), new ExecuteOptions { CanDecompressLz4 = false });
 
-            Assert.Equal(false, outcome.Metadata.Lz4Compressed);
+            Assert.False(outcome.Metadata.Lz4Compressed);
             Assert.Equal(9_000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
             byte[] file = await client.DownloadAsync(outcome.Links[0].FileLink);
             Assert.Equal(0xFFFFFFFFu, BitConverter.ToUInt32(file, 0)); // an Arrow IPC stream, not an LZ4 frame
