@@ -70,14 +70,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         /// <summary>
         /// Bounds of what <see cref="Decode"/> produces for <paramref name="source"/>, from the frame and block headers
-        /// (nothing is decoded, checksums are not verified). With <paramref name="measureBlocks"/> every compressed
-        /// block is measured from its sequence tokens and the bounds are exact.
+        /// (nothing is decoded, checksums are not verified). <paramref name="measure"/> chooses which compressed blocks
+        /// are measured from their sequence tokens; with <see cref="Lz4Measure.All"/> the bounds are exact.
         /// </summary>
         /// <exception cref="Lz4FormatException">The input is structurally malformed (what Decode would report).</exception>
-        public static Lz4SizeBounds Bounds(ReadOnlySpan<byte> source, bool measureBlocks) =>
-            Bounds(source, measureBlocks ? Lz4Measure.All : Lz4Measure.None);
-
-        /// <summary><see cref="Bounds(ReadOnlySpan{byte}, bool)"/>, choosing which blocks to measure.</summary>
         public static Lz4SizeBounds Bounds(ReadOnlySpan<byte> source, Lz4Measure measure)
         {
             Walk(source, null, measure, out Lz4SizeBounds bounds, out _);
@@ -89,7 +85,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             try
             {
-                return Bounds(source, measureBlocks: true).Upper;
+                return Bounds(source, Lz4Measure.All).Upper;
             }
             catch (Lz4FormatException)
             {
@@ -105,7 +101,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             try
             {
-                Lz4SizeBounds bounds = Bounds(source, measureBlocks: false);
+                Lz4SizeBounds bounds = Bounds(source, Lz4Measure.None);
                 upper = bounds.Upper;
                 lower = bounds.Lower;
                 return true;

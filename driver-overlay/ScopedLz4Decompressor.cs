@@ -103,10 +103,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             try
             {
-                Lz4SizeBounds bounds = Lz4FrameDecoder.Bounds(compressed, measureBlocks: false);
+                Lz4SizeBounds bounds = Lz4FrameDecoder.Bounds(compressed, Lz4Measure.None);
                 if (!bounds.IsExact)
                 {
-                    bounds = Lz4FrameDecoder.Bounds(compressed, measureBlocks: true);
+                    bounds = Lz4FrameDecoder.Bounds(compressed, Lz4Measure.All);
                 }
 
                 byte[] exact = bounds.Upper == 0 ? System.Array.Empty<byte>() : new byte[bounds.Upper];

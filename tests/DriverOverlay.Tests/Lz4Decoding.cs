@@ -12,7 +12,7 @@ namespace DriverOverlay.Tests
         public static byte[] Decode(byte[] compressed, out int frames)
         {
             // Sized exactly (every block measured), as DecompressToArray does; the scope paths are tested elsewhere.
-            byte[] destination = new byte[Lz4FrameDecoder.Bounds(compressed, measureBlocks: true).Upper];
+            byte[] destination = new byte[Lz4FrameDecoder.Bounds(compressed, Lz4Measure.All).Upper];
             int length = Lz4FrameDecoder.Decode(compressed, destination, out frames);
             Assert.Equal(destination.Length, length);
             return destination;
