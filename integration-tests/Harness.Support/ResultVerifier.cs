@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.Threading.Tasks;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
@@ -30,6 +31,15 @@ namespace Harness.Support
 
         public List<string> Errors { get; } = new List<string>();
 
+        /// <summary>From the first read to the first batch (or the end of the stream), in seconds.</summary>
+        public double FirstBatchSeconds { get; private set; }
+
+        /// <summary>
+        /// The longest single wait for the next batch, in seconds: a pipeline stall (a download not started, a thread
+        /// not available) shows here, where the total time only says the run was slow.
+        /// </summary>
+        public double LongestBatchWaitSeconds { get; private set; }
+
         /// <summary>
         /// False plays an application that never disposes its batches (it only drops them), so a measurement can
         /// show that the driver's memory stays bounded when the batches are left to the GC.
@@ -38,9 +48,18 @@ namespace Harness.Support
 
         public async Task ReadAllAsync(IArrowArrayStream stream)
         {
+            var clock = Stopwatch.StartNew();
             while (true)
             {
+                TimeSpan waitStart = clock.Elapsed;
                 RecordBatch? batch = await stream.ReadNextRecordBatchAsync().ConfigureAwait(false);
+                double waited = (clock.Elapsed - waitStart).TotalSeconds;
+                LongestBatchWaitSeconds = Math.Max(LongestBatchWaitSeconds, waited);
+                if (Batches == 0)
+                {
+                    FirstBatchSeconds = clock.Elapsed.TotalSeconds;
+                }
+
                 if (batch == null)
                 {
                     break;

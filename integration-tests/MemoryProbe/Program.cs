@@ -101,6 +101,8 @@ namespace MemoryProbe
                 ["decompressedBytes"] = decoded > 0 ? decoded : null,
                 ["wallSeconds"] = clock.Elapsed.TotalSeconds,
                 ["rowsPerSecond"] = run.Rows / clock.Elapsed.TotalSeconds,
+                ["firstBatchSeconds"] = run.FirstBatchSeconds,
+                ["longestBatchWaitSeconds"] = run.LongestBatchWaitSeconds,
                 ["allocatedBytes"] = allocated,
                 ["allocatedBytesPerDecompressedByte"] = decoded > 0 ? (double)allocated / decoded : null,
                 ["gen0Collections"] = collections[0],
@@ -169,11 +171,11 @@ namespace MemoryProbe
                     verifier.ReadAllAsync(result.Stream!).GetAwaiter().GetResult();
                 }
 
-                return new RunResult(verifier.Rows, verifier.ValuesChecked, verifier.Errors, null);
+                return new RunResult(verifier.Rows, verifier.ValuesChecked, verifier.Errors, null, verifier.FirstBatchSeconds, verifier.LongestBatchWaitSeconds);
             }
             catch (Exception ex)
             {
-                return new RunResult(verifier.Rows, verifier.ValuesChecked, verifier.Errors, $"{ex.GetType().Name}: {ex.Message}");
+                return new RunResult(verifier.Rows, verifier.ValuesChecked, verifier.Errors, $"{ex.GetType().Name}: {ex.Message}", verifier.FirstBatchSeconds, verifier.LongestBatchWaitSeconds);
             }
         }
 
@@ -195,6 +197,6 @@ namespace MemoryProbe
             .OfType<System.Reflection.AssemblyMetadataAttribute>()
             .FirstOrDefault(a => a.Key.EndsWith("PatchSeries", StringComparison.Ordinal))?.Value;
 
-        private sealed record RunResult(long Rows, long ValuesChecked, List<string> Errors, string? Error);
+        private sealed record RunResult(long Rows, long ValuesChecked, List<string> Errors, string? Error, double FirstBatchSeconds, double LongestBatchWaitSeconds);
     }
 }

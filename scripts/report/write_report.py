@@ -37,6 +37,8 @@ METRICS = [
     ("gcHeapAfterDisposeDeltaBytes", "GC heap after dispose - before open", "MB"),
     ("wallSeconds", "Wall time", "s"),
     ("rowsPerSecond", "Rows per second", ""),
+    ("firstBatchSeconds", "Time to first batch", "s"),
+    ("longestBatchWaitSeconds", "Longest wait for one batch", "s"),
 ]
 
 
