@@ -51,6 +51,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>The largest bucket: doubling 64 KiB once more would overflow an int.</summary>
         public const int MaximumArrayLength = 1 << 30;
 
+        /// <summary>How many buckets above its own a rent looks in for a free array before allocating (at most 4x the size).</summary>
+        public const int LargerBucketsToTry = 2;
+
         private readonly Stack<byte[]>[] _buckets;
         private readonly long _maxRetainedBytes;
         private readonly PoolMeter _meter;
@@ -123,12 +126,16 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>Rents plus returns so far; the trimmer compares it between two looks to tell whether the pool was used.</summary>
         internal long Activity => Interlocked.Read(ref _activity);
 
-        /// <summary>The length of the array <see cref="Rent"/> would hand out for <paramref name="minimumLength"/>.</summary>
+        /// <summary>
+        /// The length of the array <see cref="Rent"/> allocates for <paramref name="minimumLength"/> when it has to;
+        /// a free array up to <see cref="LargerBucketsToTry"/> buckets larger may be handed out instead.
+        /// </summary>
         public int ArrayLengthFor(int minimumLength) =>
             _released || minimumLength <= 0 || minimumLength > MaxArrayLength ? Math.Max(minimumLength, 0) : BucketSize(BucketIndex(minimumLength));
 
         /// <summary>
-        /// Rents an array of at least <paramref name="minimumLength"/> bytes (its bucket's size; exactly that length
+        /// Rents an array of at least <paramref name="minimumLength"/> bytes: a free one from its bucket or up to
+        /// <see cref="LargerBucketsToTry"/> buckets larger, else a new one of its bucket's size (exactly that length
         /// when unpooled). The array is the caller's until it disposes the rental.
         /// </summary>
         public PooledArray Rent(int minimumLength)
@@ -151,7 +158,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
 
             int index = BucketIndex(minimumLength);
-            byte[]? array = TakeFree(index);
+            byte[]? array = TakeFreeFitting(index);
             if (array == null)
             {
                 array = AllocateUninitialized(BucketSize(index));
@@ -172,7 +179,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 return null;
             }
 
-            byte[]? array = TakeFree(BucketIndex(minimumLength));
+            byte[]? array = TakeFreeFitting(BucketIndex(minimumLength));
             if (array == null)
             {
                 return null;
@@ -260,6 +267,27 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
 
             _meter.Dropped(array.Length);
+        }
+
+        /// <summary>
+        /// A free array from the request's own bucket, else from one of the next <see cref="LargerBucketsToTry"/>
+        /// buckets up. Why: a result's last file (and a batch's last body) is usually smaller than the others; taking
+        /// an idle larger array that is already in memory costs nothing, where allocating its own bucket's size
+        /// added ~15 MB to the peak working set at the end of every 1 GB query.
+        /// </summary>
+        private byte[]? TakeFreeFitting(int index)
+        {
+            int last = Math.Min(index + LargerBucketsToTry, _buckets.Length - 1);
+            for (int i = index; i <= last; i++)
+            {
+                byte[]? array = TakeFree(i);
+                if (array != null)
+                {
+                    return array;
+                }
+            }
+
+            return null;
         }
 
         private byte[]? TakeFree(int index)

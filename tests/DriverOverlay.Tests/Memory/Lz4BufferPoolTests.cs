@@ -158,22 +158,50 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(2 * 2 * Min, pool.InUseBytes);
             Assert.Equal(0, pool.RetainedBytes);
 
-            // A smaller bucket does not take the larger free array.
+            // A smaller request takes the free larger array rather than allocating its own bucket's size.
             second.Dispose();
             PooledArray small = pool.Rent(10);
-            Assert.Equal(Min, small.Length);
-            Assert.NotSame(secondArray, small.Array);
-            Assert.Equal(2 * Min + Min, pool.InUseBytes);
-            Assert.Equal(2 * Min, pool.RetainedBytes);
+            Assert.Same(secondArray, small.Array);
+            Assert.Equal(2 * Min, small.Length);
+            Assert.Equal(2 * 2 * Min, pool.InUseBytes);
+            Assert.Equal(0, pool.RetainedBytes);
 
             again.Dispose();
             small.Dispose();
             Assert.Equal(0, pool.InUseBytes);
-            Assert.Equal(2 * 2 * Min + Min, pool.RetainedBytes);
+            Assert.Equal(2 * 2 * Min, pool.RetainedBytes);
 
-            // Three arrays were ever allocated: 2 x 128 KiB and 1 x 64 KiB.
-            Assert.Equal(2 * 2 * Min + Min, metrics.Sum(id, MemoryMetricsRecorder.Allocated));
-            Assert.Equal(3, metrics.Count(id, MemoryMetricsRecorder.Allocated));
+            // Two arrays were ever allocated, both 128 KiB.
+            Assert.Equal(2 * 2 * Min, metrics.Sum(id, MemoryMetricsRecorder.Allocated));
+            Assert.Equal(2, metrics.Count(id, MemoryMetricsRecorder.Allocated));
+        }
+
+        [Fact]
+        public void ARentTakesAFreeArrayAtMostTwoBucketsLargerAndOtherwiseAllocatesItsOwnSize()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            var pool = NewPool(MiB, 64 * MiB, out int id);
+            PooledArray eightTimes = pool.Rent(8 * Min);
+            byte[] large = eightTimes.Array;
+            eightTimes.Dispose();
+
+            // 8x is three buckets above 64 KiB: too large to take, so the 64 KiB rent allocates.
+            using (PooledArray small = pool.Rent(Min))
+            {
+                Assert.NotSame(large, small.Array);
+                Assert.Equal(Min, small.Length);
+            }
+
+            // 4x (two buckets up) is taken: a 2x request finds the free 8x array too.
+            using (PooledArray twoTimes = pool.Rent(2 * Min))
+            {
+                Assert.Same(large, twoTimes.Array);
+                Assert.Equal(8 * Min, twoTimes.Length);
+                Assert.Equal(8 * Min, pool.InUseBytes);
+            }
+
+            Assert.Equal(8 * Min + Min, metrics.Sum(id, MemoryMetricsRecorder.Allocated));
+            Assert.Equal(2, metrics.Count(id, MemoryMetricsRecorder.Allocated));
         }
 
         [Fact]
@@ -204,8 +232,8 @@ namespace DriverOverlay.Tests.Memory
             PooledArray rental = pool.Rent(2 * Min);
             byte[] array = rental.Array;
             rental.Dispose();
-            Assert.Null(pool.TryRentFree(Min)); // another bucket
-            PooledArray? again = pool.TryRentFree(2 * Min - 1);
+            Assert.Null(pool.TryRentFree(2 * Min + 1)); // a larger bucket: nothing free there
+            PooledArray? again = pool.TryRentFree(Min); // the bucket below takes the free larger array
             Assert.NotNull(again);
             Assert.Same(array, again!.Array);
             Assert.Equal(2 * Min, pool.InUseBytes);
@@ -238,8 +266,14 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(0, pool.InUseBytes);
             Assert.Equal(3 * 2 * Min, metrics.Sum(id, MemoryMetricsRecorder.Dropped));
 
-            // The 64 KiB bucket still fits beside it: 128 + 64 <= 200.
-            pool.Rent(1).Dispose();
+            // The 64 KiB bucket still fits beside it: 128 + 64 <= 200 (a 64 KiB rent first takes the free 128 KiB
+            // array, so rent that one too before the 64 KiB array is allocated).
+            PooledArray taken = pool.Rent(1);
+            Assert.Same(arrays[0], taken.Array);
+            PooledArray small = pool.Rent(1);
+            Assert.Equal(Min, small.Length);
+            small.Dispose();
+            taken.Dispose();
             Assert.Equal(3 * Min, pool.RetainedBytes);
 
             // And the one kept 128 KiB array is the first one returned (only kept arrays can be reused).
