@@ -133,5 +133,34 @@ namespace DbxMem.PatchTool.Tests
             Assert.All(sharedBefore, f => Assert.True(f.Value.AsSpan().SequenceEqual(sharedAfter[f.Key]), f.Key));
             Assert.Equal($"# Test series for the fake tag 21.\ninclude {Shared}\n", File.ReadAllText(Path.Combine(fake.SeriesFolder(FakeAdbc.Tag21), "series")));
         }
+        [Fact]
+        public void ANewPatchNamedInTheSharedSeriesBeforeExport_IsExportedIntoTheSharedFolder_ForEveryTagThatIncludesIt()
+        {
+            using FakeAdbc fake = FakeAdbc.Create();
+            ShareTag21SeriesWithTag22(fake);
+            Assert.Equal(0, fake.Tool("apply").ExitCode);
+            fake.WriteFile(FakeAdbc.ConnectionFile, fake.ReadFile(FakeAdbc.ConnectionFile) + "// shared follow-up\n");
+            Commit(fake, "add", "-A");
+            Commit(fake, "commit", "-q", "--no-verify", "-m", FakeAdbc.PatchMessage("Mark the connection file", "both tags.", baseTag: FakeAdbc.Tag22));
+            // How a new commit joins a shared series: its patch's name is listed there before the export.
+            const string NewPatch = "mark-the-connection-file.patch";
+            File.AppendAllText(Path.Combine(SharedFolder(fake), "series"), NewPatch + "\n");
+
+            ToolResult export = fake.Tool("export");
+            ToolResult check = fake.Tool("export", "--check");
+
+            Assert.True(export.ExitCode == 0, export.ToString());
+            Assert.True(check.ExitCode == 0, check.ToString());
+            Assert.Contains($"A  shared/{Shared}/{NewPatch}", export.Stdout);
+            Assert.Empty(Directory.EnumerateFiles(fake.SeriesFolder(FakeAdbc.Tag22), "*.patch"));
+            Assert.Equal($"# Shared by both fake tags.\n{FakeAdbc.DisposePatch}\n{FakeAdbc.ConnectionPatch}\n{NewPatch}\n", File.ReadAllText(Path.Combine(SharedFolder(fake), "series")));
+
+            // The other tag gets the new patch through its include, with no edit of its own.
+            Assert.Equal(0, fake.Tool("revert", "--force").ExitCode);
+            fake.Git("checkout", "-q", "--detach", FakeAdbc.Tag21);
+            ToolResult apply21 = fake.Tool("apply");
+            Assert.True(apply21.ExitCode == 0, apply21.ToString());
+            Assert.EndsWith("// shared follow-up\n", fake.ReadFile(FakeAdbc.ConnectionFile));
+        }
     }
 }

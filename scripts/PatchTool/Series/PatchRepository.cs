@@ -150,10 +150,15 @@ namespace DbxMem.PatchTool.Series
                         {
                             problems.Add($"{sharedSeriesPath}: '{sharedEntry}': a shared series lists patches only (no nested include)");
                         }
-                        else if (LoadPatchEntry(folder, sharedEntry, listedEverywhere, problems) is PatchFile patch)
+                        else
                         {
-                            patches.Add(patch);
+                            // Listed names count even before their file exists (see SeriesPart.Names); the missing
+                            // file is still a problem for apply and check.
                             names.Add(sharedEntry);
+                            if (LoadPatchEntry(folder, sharedEntry, listedEverywhere, problems) is PatchFile patch)
+                            {
+                                patches.Add(patch);
+                            }
                         }
                     }
 

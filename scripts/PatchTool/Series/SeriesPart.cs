@@ -25,7 +25,10 @@ namespace DbxMem.PatchTool.Series
 
         public bool IsShared => SharedName != null;
 
-        /// <summary>The patch file names of this part, in series order.</summary>
+        /// <summary>
+        /// The patch file names of this part, in series order, as listed: a name whose file does not exist yet counts
+        /// too, so listing a new commit's patch name in a shared series is how that commit joins it on export.
+        /// </summary>
         public IReadOnlyList<string> Names { get; }
 
         /// <summary>The shared series' own order file text (null for the tag's own part).</summary>
