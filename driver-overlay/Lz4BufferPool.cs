@@ -273,7 +273,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// A free array from the request's own bucket, else from one of the next <see cref="LargerBucketsToTry"/>
         /// buckets up. Why: a result's last file (and a batch's last body) is usually smaller than the others; taking
         /// an idle larger array that is already in memory costs nothing, where allocating its own bucket's size
-        /// added ~15 MB to the peak working set at the end of every 1 GB query.
+        /// added ~8 MB to the peak working set at the end of every 1 GB query (measured: 159-160 -> 151-153 MB).
         /// </summary>
         private byte[]? TakeFreeFitting(int index)
         {

@@ -17,7 +17,8 @@ namespace MemoryProbe
 {
     /// <summary>
     /// Runs one query through one driver against the mock server and writes what it cost as JSON: allocations,
-    /// collections, LOH, peak GC heap and working set, the GC heap after dispose versus before open, time, rows/s,
+    /// collections, LOH, peak GC heap and working set, the GC heap after dispose versus before open, time, rows/s, time
+    /// to the first batch and the longest wait for one batch (a pipeline stall),
     /// whether every (sampled) value was right, and the patched driver's own pool accounting.
     /// </summary>
     public static class Program
