@@ -62,11 +62,12 @@ namespace MockDatabricks.Protocol.Data
 
                 for (int column = 0; column < batch.ColumnCount; column++)
                 {
-                    object? expected = generator.GetValue(row, column);
-                    object? actual = Get(batch.Column(column), i);
                     compared++;
-                    if (!AreEqual(expected, actual))
+                    // The allocation-free check first; the boxed values only to describe a difference.
+                    if (!generator.ValueEquals(row, column, batch.Column(column), i))
                     {
+                        object? expected = generator.GetValue(row, column);
+                        object? actual = Get(batch.Column(column), i);
                         mismatch($"row {row}, column {generator.Schema.FieldsList[column].Name}: expected {expected ?? "null"}, got {actual ?? "null"}");
                     }
                 }

@@ -42,6 +42,39 @@ namespace MockDatabricks.Tests.Protocol
             Assert.True(differences > 500, $"only {differences} values differ between seeds");
         }
 
+        [Theory]
+        [InlineData(DatasetProfile.Mixed)]
+        [InlineData(DatasetProfile.Narrow)]
+        [InlineData(DatasetProfile.Strings)]
+        public void ValueEquals_AgreesWithTheBoxedComparison_OnEveryValue_AndRejectsAnotherRowsValue(DatasetProfile profile)
+        {
+            const int Rows = 2_000;
+            var generator = new DatasetGenerator(new DatasetSpec { Rows = Rows, Seed = 7, Profile = profile });
+            Apache.Arrow.RecordBatch batch = generator.BuildBatch(0, Rows);
+            int nulls = 0, differentNeighbours = 0;
+            for (int row = 0; row < Rows; row++)
+            {
+                for (int column = 0; column < batch.ColumnCount; column++)
+                {
+                    Apache.Arrow.IArrowArray array = batch.Column(column);
+                    object? expected = generator.GetValue(row, column);
+                    nulls += expected == null ? 1 : 0;
+                    Assert.True(ArrowValues.AreEqual(expected, ArrowValues.Get(array, row)), $"row {row}, column {column}: the batch itself is wrong");
+                    Assert.True(generator.ValueEquals(row, column, array, row), $"row {row}, column {column}: the fast check rejects the right value {expected}");
+
+                    // The neighbouring row's value, wherever it differs, must be rejected exactly as the boxed check does.
+                    int other = (row + 1) % Rows;
+                    bool boxed = ArrowValues.AreEqual(expected, ArrowValues.Get(array, other));
+                    Assert.Equal(boxed, generator.ValueEquals(row, column, array, other));
+                    differentNeighbours += boxed ? 0 : 1;
+                }
+            }
+
+            // Both branches were exercised: nulls, and many values that differ from the next row's.
+            Assert.True(nulls > 0 || profile == DatasetProfile.Strings, $"no nulls in {profile}");
+            Assert.True(differentNeighbours > Rows, $"only {differentNeighbours} neighbouring values differ in {profile}");
+        }
+
         [Fact]
         public void MixedProfile_HasTheColumnTypesDatabricksSends()
         {
