@@ -1,12 +1,12 @@
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.IO;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
+using DbxMem.PatchTool.Infrastructure;
 using DbxMem.PatchTool.Tests.Support;
 using Xunit;
 
@@ -74,7 +74,8 @@ namespace DbxMem.PatchTool.Tests
             {
                 foreign = temp.Combine("foreign");
                 Directory.CreateDirectory(foreign);
-                RunProcess("chown", new[] { "65534", foreign }, new Dictionary<string, string?>());
+                (int chownExit, _, string chownStderr) = RunProcess("chown", new[] { "65534", foreign }, new Dictionary<string, string?>());
+                Assert.True(chownExit == 0, chownStderr);
             }
 
             (int exit, _, string stderr) = Engine("start", foreign);
@@ -93,7 +94,7 @@ namespace DbxMem.PatchTool.Tests
 
         private (int Exit, string Stdout, string Stderr) Engine(string command, string stateDir, string? dockerHost = "")
         {
-            string script = Path.Combine(DbxMem.PatchTool.Infrastructure.RepositoryLocator.FindRoot()!, "scripts", "container-engine.sh");
+            string script = Path.Combine(RepositoryLocator.FindRoot()!, "scripts", "container-engine.sh");
             return RunProcess("/bin/bash", new[] { script, command }, new Dictionary<string, string?>
             {
                 ["ADBC_DBX_ENGINE_DIR"] = stateDir,
@@ -101,31 +102,11 @@ namespace DbxMem.PatchTool.Tests
             });
         }
 
+        /// <summary>The patch tool's own runner (both streams drained concurrently), as a tuple for the assertions.</summary>
         private static (int Exit, string Stdout, string Stderr) RunProcess(string file, string[] args, Dictionary<string, string?> environment)
         {
-            var start = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-            foreach (string arg in args)
-            {
-                start.ArgumentList.Add(arg);
-            }
-
-            foreach (KeyValuePair<string, string?> pair in environment)
-            {
-                if (pair.Value == null)
-                {
-                    start.Environment.Remove(pair.Key);
-                }
-                else
-                {
-                    start.Environment[pair.Key] = pair.Value;
-                }
-            }
-
-            using Process process = Process.Start(start)!;
-            Task<string> stderr = process.StandardError.ReadToEndAsync();
-            string stdout = process.StandardOutput.ReadToEnd();
-            process.WaitForExit();
-            return (process.ExitCode, stdout, stderr.GetAwaiter().GetResult());
+            ProcessResult result = ProcessRunner.Run(file, args, Environment.CurrentDirectory, environment);
+            return (result.ExitCode, result.Stdout, result.Stderr);
         }
 
         /// <summary>Enough of the Docker API for the script: every request (/_ping, /version) gets 200 "OK".</summary>

@@ -1,5 +1,4 @@
 using System;
-using System.Collections.Generic;
 using Apache.Arrow.Adbc.Drivers.Databricks;
 using Apache.Arrow.Memory;
 using Xunit;
@@ -14,17 +13,6 @@ namespace DriverOverlay.Tests.Memory
         private const string Retained = "adbc.databricks.memory.arrow_batch_pool_max_retained_mb";
         private const string Poison = "adbc.databricks.memory.poison_returned_arrays";
 
-        private static DatabricksMemoryOptions Parse(params (string Key, string Value)[] properties)
-        {
-            var dictionary = new Dictionary<string, string>();
-            foreach ((string key, string value) in properties)
-            {
-                dictionary[key] = value;
-            }
-
-            return DatabricksMemoryOptions.FromProperties(dictionary);
-        }
-
         [Fact]
         public void KeysAreThePublishedNames()
         {
@@ -37,7 +25,7 @@ namespace DriverOverlay.Tests.Memory
         [Fact]
         public void DefaultsPoolBatchesWithA64MiBCap()
         {
-            DatabricksMemoryOptions options = Parse();
+            DatabricksMemoryOptions options = ParseOptions();
             Assert.True(options.ArrowBatchesPooled);
             Assert.Equal(64L * MiB, options.ArrowBatchPoolMaxRetainedBytes);
 
@@ -49,7 +37,7 @@ namespace DriverOverlay.Tests.Memory
         [Fact]
         public void EveryKeyIsParsedCaseInsensitively()
         {
-            DatabricksMemoryOptions options = Parse((Pooled.ToUpperInvariant(), "FALSE"), (Retained, "7"), (Poison, "True"));
+            DatabricksMemoryOptions options = ParseOptions((Pooled.ToUpperInvariant(), "FALSE"), (Retained, "7"), (Poison, "True"));
             Assert.False(options.ArrowBatchesPooled);
             Assert.Equal(7L * MiB, options.ArrowBatchPoolMaxRetainedBytes);
             Assert.True(options.PoisonReturnedArrays);
@@ -75,7 +63,7 @@ namespace DriverOverlay.Tests.Memory
         [InlineData(Retained, "64MB")]
         public void InvalidValuesNameTheKeyAndTheValue(string key, string value)
         {
-            ArgumentException error = Assert.Throws<ArgumentException>(() => Parse((key, value)));
+            ArgumentException error = Assert.Throws<ArgumentException>(() => ParseOptions((key, value)));
             Assert.Contains($"'{key}'", error.Message, StringComparison.Ordinal);
             Assert.Contains($"'{value}'", error.Message, StringComparison.Ordinal);
         }

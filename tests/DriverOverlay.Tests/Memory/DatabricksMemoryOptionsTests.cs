@@ -1,5 +1,4 @@
 using System;
-using System.Collections.Generic;
 using Apache.Arrow.Adbc.Drivers.Databricks;
 using Xunit;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
@@ -12,17 +11,6 @@ namespace DriverOverlay.Tests.Memory
         private const string Pooling = "adbc.databricks.memory.pooling_enabled";
         private const string Retained = "adbc.databricks.memory.buffer_pool_max_retained_mb";
         private const string MaxArray = "adbc.databricks.memory.buffer_pool_max_array_mb";
-
-        private static DatabricksMemoryOptions Parse(params (string Key, string Value)[] properties)
-        {
-            var dictionary = new Dictionary<string, string>();
-            foreach ((string key, string value) in properties)
-            {
-                dictionary[key] = value;
-            }
-
-            return DatabricksMemoryOptions.FromProperties(dictionary);
-        }
 
         [Fact]
         public void KeysAreThePublishedNames()
@@ -40,8 +28,8 @@ namespace DriverOverlay.Tests.Memory
             foreach (DatabricksMemoryOptions options in new[]
             {
                 DatabricksMemoryOptions.FromProperties(null),
-                Parse(),
-                Parse(("adbc.databricks.unrelated", "not a number"), ("adbc.databricks.memory.unknown_mb", "x")),
+                ParseOptions(),
+                ParseOptions(("adbc.databricks.unrelated", "not a number"), ("adbc.databricks.memory.unknown_mb", "x")),
                 DatabricksMemoryOptions.Default,
             })
             {
@@ -54,7 +42,7 @@ namespace DriverOverlay.Tests.Memory
         [Fact]
         public void EveryKeyIsParsed()
         {
-            DatabricksMemoryOptions options = Parse(
+            DatabricksMemoryOptions options = ParseOptions(
                 (Pooling, "false"),
                 (Retained, "10"),
                 (MaxArray, "8"));
@@ -67,7 +55,7 @@ namespace DriverOverlay.Tests.Memory
         [Fact]
         public void KeysAreCaseInsensitiveAndBooleansAcceptAnyCase()
         {
-            DatabricksMemoryOptions options = Parse(
+            DatabricksMemoryOptions options = ParseOptions(
                 (Pooling.ToUpperInvariant(), "FALSE"),
                 ("Adbc.Databricks.Memory.Buffer_Pool_Max_Retained_MB", "5"),
                 (MaxArray.ToUpperInvariant(), "2"));
@@ -76,17 +64,17 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(5L * MiB, options.BufferPoolMaxRetainedBytes);
             Assert.Equal(2 * MiB, options.BufferPoolMaxArrayLength);
 
-            Assert.True(Parse((Pooling, "True")).PoolingEnabled);
+            Assert.True(ParseOptions((Pooling, "True")).PoolingEnabled);
         }
 
         [Fact]
         public void RangeLimitsAreAccepted()
         {
-            DatabricksMemoryOptions low = Parse((Retained, "0"), (MaxArray, "1"));
+            DatabricksMemoryOptions low = ParseOptions((Retained, "0"), (MaxArray, "1"));
             Assert.Equal(0, low.BufferPoolMaxRetainedBytes);
             Assert.Equal(MiB, low.BufferPoolMaxArrayLength);
 
-            DatabricksMemoryOptions high = Parse((Retained, "1048576"), (MaxArray, "1024"));
+            DatabricksMemoryOptions high = ParseOptions((Retained, "1048576"), (MaxArray, "1024"));
             Assert.Equal(1048576L * MiB, high.BufferPoolMaxRetainedBytes);
             Assert.Equal(1024 * MiB, high.BufferPoolMaxArrayLength);
         }
@@ -106,7 +94,7 @@ namespace DriverOverlay.Tests.Memory
         [InlineData(MaxArray, " ")]
         public void InvalidValuesNameTheKeyAndTheValue(string key, string value)
         {
-            ArgumentException error = Assert.Throws<ArgumentException>(() => Parse((key, value)));
+            ArgumentException error = Assert.Throws<ArgumentException>(() => ParseOptions((key, value)));
 
             Assert.Contains($"'{key}'", error.Message, StringComparison.Ordinal);
             Assert.Contains($"'{value}'", error.Message, StringComparison.Ordinal);
@@ -121,7 +109,7 @@ namespace DriverOverlay.Tests.Memory
         {
             string key = MaxArray.ToUpperInvariant();
 
-            ArgumentException error = Assert.Throws<ArgumentException>(() => Parse((key, "big")));
+            ArgumentException error = Assert.Throws<ArgumentException>(() => ParseOptions((key, "big")));
 
             Assert.Contains($"'{key}'", error.Message, StringComparison.Ordinal);
             Assert.Contains("'big'", error.Message, StringComparison.Ordinal);

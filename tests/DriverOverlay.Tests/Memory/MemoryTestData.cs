@@ -109,8 +109,8 @@ namespace DriverOverlay.Tests.Memory
         /// </summary>
         public static byte[] Truncated(byte[] frame) => frame.AsSpan(0, frame.Length - 4).ToArray();
 
-        /// <summary>Creates a scope from name/value pairs, as the driver would from connection properties.</summary>
-        public static DatabricksMemoryLease CreateScope(params (string Key, string Value)[] properties)
+        /// <summary>Name/value pairs as the connection-property dictionary the driver hands the overlay.</summary>
+        public static Dictionary<string, string> Properties(params (string Key, string Value)[] properties)
         {
             var dictionary = new Dictionary<string, string>();
             foreach ((string key, string value) in properties)
@@ -118,8 +118,16 @@ namespace DriverOverlay.Tests.Memory
                 dictionary[key] = value;
             }
 
-            return DatabricksMemoryScope.Create(dictionary);
+            return dictionary;
         }
+
+        /// <summary>Creates a scope from name/value pairs, as the driver would from connection properties.</summary>
+        public static DatabricksMemoryLease CreateScope(params (string Key, string Value)[] properties) =>
+            DatabricksMemoryScope.Create(Properties(properties));
+
+        /// <summary>Parses name/value pairs into the scope's options, as the driver would.</summary>
+        public static DatabricksMemoryOptions ParseOptions(params (string Key, string Value)[] properties) =>
+            DatabricksMemoryOptions.FromProperties(Properties(properties));
 
         /// <summary>Forces full blocking, compacting collections so WeakReferences to garbage are cleared.</summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
