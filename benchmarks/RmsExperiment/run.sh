@@ -54,17 +54,10 @@ if [ "$reuse" -eq 0 ]; then
     dotnet build "$repo_root/integration-tests/MockDatabricks.Server" -c Release -o "$out/mock" -nologo >"$out/logs/mock-build.log" 2>&1
 fi
 
-dotnet "$out/mock/MockDatabricks.Server.dll" --port 0 >"$out/logs/mock.log" 2>&1 &
-mock_pid=$!
-trap 'kill "$mock_pid" 2>/dev/null || true' EXIT
-mock_url=""
-for _ in $(seq 1 100); do
-    mock_url="$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$out/logs/mock.log" | head -n 1 || true)"
-    [ -n "$mock_url" ] && curl -fsS "$mock_url/health" >/dev/null 2>&1 && break
-    mock_url=""
-    sleep 0.3
-done
-[ -n "$mock_url" ] || { tail "$out/logs/mock.log" >&2; echo "the mock server did not start" >&2; exit 1; }
+source "$repo_root/scripts/verify.d/mock-server.sh"
+mock_pid=""
+trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null || true' EXIT
+start_mock_server "$out/mock/MockDatabricks.Server.dll" "$out/logs/mock.log" || { echo "the mock server did not start" >&2; exit 1; }
 
 rm -f "$out/results"/*.json
 scenario="cloudfetch-$((rows / 1000000))m"

@@ -13,6 +13,9 @@
 # (dotnet build integration-tests/MemoryProbe -c Release -p:DriverDir=PUBLISHED_DRIVER -o PROBE_DIR).
 # Prints, per driver and setting, the medians of wall time and of the longest wait for one batch.
 set -euo pipefail
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$repo_root/scripts/verify.d/mock-server.sh"
+source "$repo_root/scripts/verify.d/prepare-datasets.sh"
 
 verify_out="" runs=3 rows=11500000
 declare -a probes=()
@@ -33,25 +36,19 @@ done
 probes=("stock=$verify_out/probe/stock" "patched=$verify_out/probe/patched" "${probes[@]}")
 out="$(mktemp -d)"
 mock_pid=""
-cleanup() { [ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null || true; }
+cleanup() {
+    if [ -n "$mock_pid" ]; then kill "$mock_pid" 2>/dev/null || true; fi
+    rm -rf "$out"
+}
 trap cleanup EXIT
 
-dotnet "$verify_out/mock/MockDatabricks.Server.dll" --port 0 --cache-mb 4096 >"$out/mock.log" 2>&1 &
-mock_pid=$!
-mock_url=""
-for _ in $(seq 1 100); do
-    mock_url="$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$out/mock.log" | head -n 1 || true)"
-    [ -n "$mock_url" ] && curl -fsS "$mock_url/health" >/dev/null 2>&1 && break
-    mock_url=""
-    sleep 0.3
-done
-[ -n "$mock_url" ] || { cat "$out/mock.log" >&2; echo "run.sh: the mock server did not start" >&2; exit 1; }
+mkdir -p "$out/results"
+start_mock_server "$verify_out/mock/MockDatabricks.Server.dll" "$out/mock.log" --cache-mb 4096 \
+    || { echo "run.sh: the mock server did not start" >&2; exit 1; }
 
-# The same preparation as scripts/verify: the result is built and cached before any timed run.
-statement="$(dotnet "$verify_out/probe/patched/MemoryProbe.dll" --rows "$rows" --print-statement)"
-curl -fsS --max-time 1800 -X POST -H 'Content-Type: application/json' \
-    --data "$(python3 -c 'import json, sys; print(json.dumps({"statement": sys.argv[1]}))' "$statement")" \
-    "$mock_url/admin/datasets/prepare" >/dev/null
+# scripts/verify's preparation: the result is built and cached before any timed run.
+log_dir="$out" build_notes="$out/build-notes.json"
+prepare_dataset "$verify_out/probe/patched/MemoryProbe.dll" "$rows" || { echo "run.sh: the mock did not prepare the result" >&2; exit 1; }
 
 for run in $(seq 1 "$runs"); do
     for setting in default min16; do
@@ -60,13 +57,13 @@ for run in $(seq 1 "$runs"); do
             env_args=()
             [ "$setting" = min16 ] && env_args=(DOTNET_ThreadPool_ForceMinWorkerThreads=10)
             env "${env_args[@]}" dotnet "$dir/MemoryProbe.dll" --mock-url "$mock_url" --label "$label" --scenario "$setting" \
-                --rows "$rows" --sample-every 1000 --output "$out/$label-$setting-$run.json" >/dev/null \
+                --rows "$rows" --sample-every 1000 --output "$out/results/$label-$setting-$run.json" >/dev/null \
                 || { echo "run.sh: probe $label ($setting, run $run) failed" >&2; exit 1; }
         done
     done
 done
 
-python3 - "$out" <<'PY'
+python3 - "$out/results" <<'PY'
 import glob, json, os, statistics, sys
 rows = {}
 for path in glob.glob(os.path.join(sys.argv[1], "*.json")):
@@ -80,4 +77,3 @@ for (driver, setting), runs in sorted(rows.items(), key=lambda kv: (kv[0][1], kv
     stock = statistics.median(r["wallSeconds"] for r in rows[("stock", setting)])
     print(f"| {driver} | {setting} | {len(runs)} | {wall:.2f} s | {wait:.2f} s | {wall / stock:.2f}x |")
 PY
-rm -rf "$out"
