@@ -273,7 +273,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// A free array from the request's own bucket, else from one of the next <see cref="LargerBucketsToTry"/>
         /// buckets up. Why: a result's last file (and a batch's last body) is usually smaller than the others; taking
         /// an idle larger array that is already in memory costs nothing, where allocating its own bucket's size
-        /// added ~8 MB to the peak working set at the end of every 1 GB query (measured: 159-160 -> 151-153 MB).
+        /// added ~8-10 MB to the peak working set at the end of every 1 GB query (scripts/verify on tag 21: patched peak
+        /// 161.7 MB before, 151.9-152.6 MB after; docs/results/verify-run-1..4).
         /// </summary>
         private byte[]? TakeFreeFitting(int index)
         {
