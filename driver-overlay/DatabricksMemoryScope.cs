@@ -132,7 +132,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             options.BufferPoolMaxArrayLength,
             options.PoolingEnabled && options.ArrowBatchesPooled ? options.ArrowBatchPoolMaxRetainedBytes : 0,
             new PoolMeter(idTag, DatabricksMemoryMetrics.ArrowBatchPoolTag),
-            options.BufferPoolIdleTrimPeriod); // an idle database gives its free batch arrays back too
+            options.BufferPoolIdleTrimPeriod, // an idle database gives its free batch arrays back too
+            PoolBuckets.QuarterSteps); // batches the application keeps hold at most 1.25x their bytes
 
         /// <summary>Called once per non-detached lease by <see cref="DatabricksMemoryLease.Dispose"/>.</summary>
         internal void ReleaseReference()
