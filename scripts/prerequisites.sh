@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests need when they are missing: the lz4 CLI and liblz4 (reference
-# LZ4 implementations), git (patch tool tests), curl, thrift-compiler (MockDatabricks.Protocol generates its
-# TCLIService structs from Thrift/mock_tcli.thrift at build time). Needs root (or sudo) only when something is missing.
+# LZ4 implementations), git (patch tool tests), curl, thrift-compiler (only for the check that the mock's checked-in
+# Thrift code is current, scripts/regenerate-mock-thrift.sh --check; building needs only the .NET SDK).
+# Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
 missing=()
