@@ -6,7 +6,14 @@ namespace MockDatabricks.Protocol.Cli
 
     public partial class THandleIdentifier
     {
-        public static THandleIdentifier CreateRandom() => new THandleIdentifier(System.Guid.NewGuid().ToByteArray(), System.Guid.NewGuid().ToByteArray());
+        /// <summary>
+        /// A fresh handle whose guid and secret are random UUIDs in RFC 4122 byte order, as a warehouse sends them.
+        /// Why not <c>Guid.ToByteArray()</c>: .NET writes its first three fields little-endian, which moves the version
+        /// nibble out of byte 6; clients that validate handles (the Node.js driver's uuid.stringify) then reject about
+        /// half of them.
+        /// </summary>
+        public static THandleIdentifier CreateRandom() =>
+            new THandleIdentifier(System.Guid.NewGuid().ToByteArray(bigEndian: true), System.Guid.NewGuid().ToByteArray(bigEndian: true));
 
         /// <summary>Lower-case hex of the guid: how the server keys sessions and operations and names them in the journal.</summary>
         public string ToHex() => Convert.ToHexStringLower(Guid);
