@@ -40,6 +40,11 @@ namespace MockDatabricks.Testing
         public bool CanDecompressLz4 { get; init; } = true;
 
         public long MaxBytesPerFile { get; init; } = 20 * 1024 * 1024;
+
+        public bool CanReadArrowResult { get; init; } = true;
+
+        /// <summary>useArrowNativeTypes; null leaves the field out.</summary>
+        public TSparkArrowTypes? ArrowNativeTypes { get; init; } = new TSparkArrowTypes { TimestampAsArrow = true, DecimalAsArrow = true, ComplexTypesAsArrow = false, IntervalTypesAsArrow = false };
     }
 
     /// <summary>
@@ -106,11 +111,15 @@ namespace MockDatabricks.Testing
                 Statement = statement,
                 RunAsync = true,
                 QueryTimeout = 10800,
-                CanReadArrowResult = true,
+                CanReadArrowResult = options.CanReadArrowResult,
                 CanDownloadResult = options.CanDownloadResult,
                 CanDecompressLZ4Result = options.CanDecompressLz4,
-                UseArrowNativeTypes = new TSparkArrowTypes { TimestampAsArrow = true, DecimalAsArrow = true, ComplexTypesAsArrow = false, IntervalTypesAsArrow = false },
             };
+            if (options.ArrowNativeTypes != null)
+            {
+                request.UseArrowNativeTypes = options.ArrowNativeTypes;
+            }
+
             if (options.DirectResults)
             {
                 request.GetDirectResults = new TSparkGetDirectResults(options.DirectMaxRows);

@@ -3,6 +3,7 @@ using System.Diagnostics;
 using System.Text.Json;
 using System.Threading.Tasks;
 using Microsoft.AspNetCore.Http;
+using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Query;
 using MockDatabricks.Server.ResultSets;
 
@@ -39,7 +40,7 @@ namespace MockDatabricks.Server.Endpoints
             }
 
             var clock = Stopwatch.StartNew();
-            StoredDataset dataset = store.Get(query.Dataset, query.Lz4Allowed, query.Framing);
+            StoredDataset dataset = store.Get(query.Dataset, query.Lz4Allowed, query.Framing, ResultTypes.Native);
             bool cloudFetch = query.UsesCloudFetch(clientCanDownload: true);
             (int count, long bytes) = await dataset.PrepareAsync(cloudFetch).ConfigureAwait(false);
             if (cloudFetch && dataset.BuiltFileCount < count)
