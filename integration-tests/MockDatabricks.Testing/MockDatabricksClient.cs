@@ -58,15 +58,17 @@ namespace MockDatabricks.Testing
         private readonly Uri _endpoint;
         private int _sequenceId;
 
-        public MockDatabricksClient(Uri warehouseUrl, string token)
+        /// <param name="trustedCertificatePath">The PEM of an https mock's generated certificate (null: http, or system trust).</param>
+        public MockDatabricksClient(Uri warehouseUrl, string token, string? trustedCertificatePath = null)
         {
             _endpoint = warehouseUrl;
-            _rpc = new HttpClient { Timeout = TimeSpan.FromMinutes(5) };
+            _rpc = new HttpClient(TrustedCertificate.Handler(trustedCertificatePath)) { Timeout = TimeSpan.FromMinutes(5) };
             _rpc.DefaultRequestHeaders.Authorization = new AuthenticationHeaderValue("Bearer", token);
-            _downloads = new HttpClient { Timeout = TimeSpan.FromMinutes(5) };
+            _downloads = new HttpClient(TrustedCertificate.Handler(trustedCertificatePath)) { Timeout = TimeSpan.FromMinutes(5) };
         }
 
-        public static MockDatabricksClient For(MockServerHandle server, string? token = null) => new MockDatabricksClient(server.WarehouseUrl(), token ?? server.Token);
+        public static MockDatabricksClient For(MockServerHandle server, string? token = null) =>
+            new MockDatabricksClient(server.WarehouseUrl(), token ?? server.Token, server.TrustedCertificatePath);
 
         public async Task<T> CallAsync<T>(string method, TBase request, CancellationToken cancellationToken = default)
             where T : class, TBase, new()
