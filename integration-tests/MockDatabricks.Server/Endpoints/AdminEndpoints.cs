@@ -72,6 +72,7 @@ namespace MockDatabricks.Server.Endpoints
                 }),
             }));
             app.MapPost("/admin/datasets/prepare", PrepareDatasetEndpoint.HandleAsync);
+            app.MapPost("/admin/datasets/values", ExpectedValuesEndpoint.HandleAsync);
             app.MapDelete("/admin/datasets", (DatasetStore store) =>
             {
                 store.Clear();

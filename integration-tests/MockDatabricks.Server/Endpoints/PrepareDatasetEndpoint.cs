@@ -19,15 +19,11 @@ namespace MockDatabricks.Server.Endpoints
     {
         public static async Task<IResult> HandleAsync(HttpRequest request, DatasetStore store)
         {
-            string statement;
             QuerySpec query;
             try
             {
                 using JsonDocument body = await JsonDocument.ParseAsync(request.Body).ConfigureAwait(false);
-                statement = body.RootElement.TryGetProperty("statement", out JsonElement value) && value.ValueKind == JsonValueKind.String
-                    ? value.GetString()!
-                    : throw new FormatException("Body must be {\"statement\": \"<SQL text>\"}.");
-                query = StatementParser.Parse(statement);
+                query = ParseStatement(body.RootElement);
             }
             catch (Exception ex) when (ex is FormatException or JsonException or ArgumentException)
             {
@@ -52,5 +48,11 @@ namespace MockDatabricks.Server.Endpoints
 
             return Results.Json(new { files = count, bytes, seconds = Math.Round(clock.Elapsed.TotalSeconds, 3) });
         }
+
+        /// <summary>The body's "statement", parsed with the statement grammar (the same parser as ExecuteStatement).</summary>
+        internal static QuerySpec ParseStatement(JsonElement body) =>
+            StatementParser.Parse(body.TryGetProperty("statement", out JsonElement value) && value.ValueKind == JsonValueKind.String
+                ? value.GetString()!
+                : throw new FormatException("Body must hold \"statement\": \"<SQL text>\"."));
     }
 }
