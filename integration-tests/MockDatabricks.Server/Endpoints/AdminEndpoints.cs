@@ -91,6 +91,7 @@ namespace MockDatabricks.Server.Endpoints
                     statement = o.Statement,
                     cloudFetch = o.CloudFetch,
                     lz4 = o.Lz4,
+                    columnBased = o.ColumnBased,
                     dataset = o.Dataset?.Key,
                     files = o.Dataset?.Layout.FileCount ?? 0,
                 }),
