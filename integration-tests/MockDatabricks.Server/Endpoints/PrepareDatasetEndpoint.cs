@@ -53,6 +53,6 @@ namespace MockDatabricks.Server.Endpoints
         internal static QuerySpec ParseStatement(JsonElement body) =>
             StatementParser.Parse(body.TryGetProperty("statement", out JsonElement value) && value.ValueKind == JsonValueKind.String
                 ? value.GetString()!
-                : throw new FormatException("Body must hold \"statement\": \"<SQL text>\"."));
+                : throw new FormatException("Body must be {\"statement\": \"<SQL text>\"} (values: also \"rows\")."));
     }
 }
