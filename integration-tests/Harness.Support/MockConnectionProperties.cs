@@ -10,9 +10,11 @@ namespace Harness.Support
 
         /// <summary>
         /// The minimal set from the protocol reference (section 1.2), plus: no 15-minute retry loop on a mock 503,
-        /// and short CloudFetch retry delays so fault scenarios finish quickly.
+        /// and short CloudFetch retry delays so fault scenarios finish quickly. For a mock serving https with its generated
+        /// certificate, <paramref name="trustedCertificatePath"/> is that certificate's PEM: the driver trusts it
+        /// (adbc.http_options.tls.trusted_certificate_path) and validates the connection as it would a warehouse's.
         /// </summary>
-        public static Dictionary<string, string> For(Uri server, string token = DefaultToken, IReadOnlyDictionary<string, string>? extra = null)
+        public static Dictionary<string, string> For(Uri server, string token = DefaultToken, IReadOnlyDictionary<string, string>? extra = null, string? trustedCertificatePath = null)
         {
             var properties = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase)
             {
@@ -23,6 +25,11 @@ namespace Harness.Support
                 ["adbc.databricks.cloudfetch.retry_delay_ms"] = "50",
                 ["adbc.databricks.trace_propagation.enabled"] = "false",
             };
+            if (trustedCertificatePath != null)
+            {
+                properties["adbc.http_options.tls.trusted_certificate_path"] = trustedCertificatePath;
+            }
+
             if (extra != null)
             {
                 foreach (KeyValuePair<string, string> pair in extra)
