@@ -23,7 +23,14 @@ namespace MockDatabricks.Testing
         int? File,
         int Status,
         string Outcome,
-        string? Detail);
+        string? Detail)
+    {
+        /// <summary>For a download whose whole body is sent: how much of it the server has written (live).</summary>
+        public JournalTransfer? Transfer { get; init; }
+    }
+
+    /// <summary>A download's progress as the server wrote it: state "sending", "complete" or "aborted".</summary>
+    public sealed record JournalTransfer(long BytesTotal, long BytesSent, string State, DateTimeOffset? Ended);
 
     /// <summary>Client of the server's /admin API.</summary>
     public sealed class AdminClient : IDisposable

@@ -108,17 +108,37 @@ namespace MockDatabricks.Server.Endpoints
             }
 
             context.Response.ContentLength = bytes.Length;
-            Log(operation, operationId, fileIndex, StatusCodes.Status200OK, outcome, attempt, $"{bytes.Length} bytes");
-            if (fault?.Kind == FaultKind.Throttle)
+            var transfer = new TransferProgress(bytes.Length);
+            Log(operation, operationId, fileIndex, StatusCodes.Status200OK, outcome, attempt, $"{bytes.Length} bytes", transfer);
+            try
             {
-                await WriteThrottledAsync(context, bytes, fault.BytesPerSecond, aborted).ConfigureAwait(false);
-                return;
+                if (fault?.Kind == FaultKind.Throttle)
+                {
+                    await WriteThrottledAsync(context, bytes, fault.BytesPerSecond, transfer, aborted).ConfigureAwait(false);
+                }
+                else
+                {
+                    await WriteInChunksAsync(context, bytes, transfer, aborted).ConfigureAwait(false);
+                }
             }
-
-            await context.Response.Body.WriteAsync(bytes, aborted).ConfigureAwait(false);
+            finally
+            {
+                transfer.End();
+            }
         }
 
-        private static async Task WriteThrottledAsync(HttpContext context, byte[] bytes, long bytesPerSecond, CancellationToken aborted)
+        /// <summary>The whole body, a chunk at a time, so the journal's transfer shows how far it got.</summary>
+        private static async Task WriteInChunksAsync(HttpContext context, byte[] bytes, TransferProgress transfer, CancellationToken aborted)
+        {
+            for (int offset = 0; offset < bytes.Length; offset += ChunkBytes)
+            {
+                int count = Math.Min(ChunkBytes, bytes.Length - offset);
+                await context.Response.Body.WriteAsync(bytes.AsMemory(offset, count), aborted).ConfigureAwait(false);
+                transfer.Add(count);
+            }
+        }
+
+        private static async Task WriteThrottledAsync(HttpContext context, byte[] bytes, long bytesPerSecond, TransferProgress transfer, CancellationToken aborted)
         {
             // 10 slices per second keep the rate smooth without a timer per byte.
             int slice = (int)Math.Clamp(bytesPerSecond / 10, 1, ChunkBytes);
@@ -128,6 +148,7 @@ namespace MockDatabricks.Server.Endpoints
                 int count = Math.Min(slice, bytes.Length - offset);
                 await context.Response.Body.WriteAsync(bytes.AsMemory(offset, count), aborted).ConfigureAwait(false);
                 await context.Response.Body.FlushAsync(aborted).ConfigureAwait(false);
+                transfer.Add(count);
                 long due = (long)((offset + count) * 1000.0 / bytesPerSecond);
                 long wait = due - clock.ElapsedMilliseconds;
                 if (wait > 0)
@@ -145,8 +166,8 @@ namespace MockDatabricks.Server.Endpoints
             await context.Response.WriteAsync(message, context.RequestAborted).ConfigureAwait(false);
         }
 
-        private void Log(MockOperation? operation, string operationId, int file, int status, string outcome, int? attempt, string detail) =>
+        private void Log(MockOperation? operation, string operationId, int file, int status, string outcome, int? attempt, string detail, TransferProgress? transfer = null) =>
             _journal.Add("download", "GET", status, outcome, operation?.Session, operationId, operation?.Tag, file: file,
-                detail: attempt is int a ? $"attempt {a}: {detail}" : detail);
+                detail: attempt is int a ? $"attempt {a}: {detail}" : detail, transfer: transfer);
     }
 }

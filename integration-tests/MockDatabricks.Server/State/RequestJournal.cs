@@ -8,7 +8,8 @@ namespace MockDatabricks.Server.State
     /// <summary>
     /// One request as the server saw it. kind: "rpc" (Thrift POST), "download" (CloudFetch GET) or "http" (rejected
     /// before dispatch, e.g. 401). status: the HTTP status sent. outcome: what the server did ("ok", "error-status",
-    /// "exception", "http503", "truncated", "reset", "corrupt", "expired-link", "unauthorized", ...).
+    /// "exception", "http503", "truncated", "reset", "corrupt", "expired-link", "unauthorized", ...). transfer: for a
+    /// download whose whole body is sent (ok, corrupt, slow, throttled), how much of it has been written so far.
     /// </summary>
     public sealed record JournalEntry(
         long Seq,
@@ -24,7 +25,10 @@ namespace MockDatabricks.Server.State
         int? File,
         int Status,
         string Outcome,
-        string? Detail);
+        string? Detail)
+    {
+        public TransferProgress? Transfer { get; init; }
+    }
 
     /// <summary>In-memory request journal, bounded (oldest entries dropped), read and reset through /admin/journal.</summary>
     public sealed class RequestJournal
@@ -35,10 +39,14 @@ namespace MockDatabricks.Server.State
         private long _seq;
 
         public JournalEntry Add(string kind, string method, int status, string outcome, string? session = null, string? operation = null, string? tag = null,
-            long? startRowOffset = null, long? maxRows = null, long? maxBytes = null, int? file = null, string? detail = null)
+            long? startRowOffset = null, long? maxRows = null, long? maxBytes = null, int? file = null, string? detail = null,
+            TransferProgress? transfer = null)
         {
             var entry = new JournalEntry(Interlocked.Increment(ref _seq), DateTimeOffset.UtcNow, kind, method, session, operation, tag,
-                startRowOffset, maxRows, maxBytes, file, status, outcome, detail);
+                startRowOffset, maxRows, maxBytes, file, status, outcome, detail)
+            {
+                Transfer = transfer,
+            };
             lock (_lock)
             {
                 _entries.AddLast(entry);
