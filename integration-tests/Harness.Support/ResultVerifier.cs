@@ -46,6 +46,12 @@ namespace Harness.Support
         /// </summary>
         public bool DisposeBatches { get; init; } = true;
 
+        /// <summary>
+        /// Stop after this many batches (null: read to the end), as an application that wants only the first rows does;
+        /// the rows read are then checked, and reading fewer than the data set has is not an error.
+        /// </summary>
+        public long? StopAfterBatches { get; init; }
+
         public async Task ReadAllAsync(IArrowArrayStream stream)
         {
             var clock = Stopwatch.StartNew();
@@ -75,6 +81,11 @@ namespace Harness.Support
                     {
                         batch.Dispose();
                     }
+                }
+
+                if (Batches == StopAfterBatches)
+                {
+                    return;
                 }
             }
 

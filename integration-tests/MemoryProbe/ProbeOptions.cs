@@ -4,7 +4,12 @@ using System.Globalization;
 
 namespace MemoryProbe
 {
-    /// <summary>Command line: --mock-url URL --label stock|patched --scenario NAME --rows N --output FILE [--seed S] [--warmup-rows N] [--sample-every K] [--token T] [--property key=value]... [--heap-report FILE] [--print-statement] [--never-dispose-batches]</summary>
+    /// <summary>
+    /// Command line: --mock-url URL --label stock|patched --scenario NAME --rows N --output FILE [--seed S] [--warmup-rows N]
+    /// [--sample-every K] [--token T] [--property key=value]... [--heap-report FILE] [--print-statement] [--never-dispose-batches]
+    /// [--workload full-read|partial-read|concurrent|sequential] [--queries N] [--databases N] [--hold-ms MS]
+    /// [--download-bps N] [--idle-seconds S] [--warmup-queries N] (the workloads other than full-read: see HostWorkload).
+    /// </summary>
     internal sealed class ProbeOptions
     {
         public Uri MockUrl { get; private set; } = new Uri("http://127.0.0.1:8080");
@@ -26,7 +31,15 @@ namespace MemoryProbe
         public Dictionary<string, string> Properties { get; } = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
 
         /// <summary>The statement: a CloudFetch result of the mock's mixed data set (about 100 bytes per row uncompressed).</summary>
-        public string Statement(long rows) => string.Create(CultureInfo.InvariantCulture, $"SELECT * FROM mock.data WITH (rows={rows}, seed={Seed}, mode=cloudfetch)");
+        public string Statement(long rows) => Statement(rows, Seed);
+
+        /// <summary>
+        /// The same for another seed, with <paramref name="extra"/> (statement options that leave the data as it is, such
+        /// as a journal tag or a download fault) appended: the mock caches a result by its data, so a prepared result
+        /// serves every variant.
+        /// </summary>
+        public static string Statement(long rows, int seed, string? extra = null) => string.Create(CultureInfo.InvariantCulture,
+            $"SELECT * FROM mock.data WITH (rows={rows}, seed={seed}, mode=cloudfetch{(extra == null ? "" : ", " + extra)})");
 
         /// <summary>
         /// Print the SQL text of the measured query (for --rows and --seed) and exit without running anything:
@@ -45,6 +58,31 @@ namespace MemoryProbe
 
         /// <summary>Rows of the unmeasured warm-up query (0 for none).</summary>
         public long WarmupRows { get; private set; } = 20_000;
+
+        /// <summary>
+        /// Host workloads: how many warm-up queries (each through its own database) run before the baseline. A long-lived
+        /// process has compiled its hot paths at their final tier long ago; a fresh one compiles them again after some 30
+        /// calls (tiered JIT), which grows the working set over its first queries whatever the driver does.
+        /// </summary>
+        public int WarmupQueries { get; private set; } = 1;
+
+        /// <summary>What the probe does with the driver (<see cref="HostWorkload.Names"/>); full-read is the one query above.</summary>
+        public string Workload { get; private set; } = HostWorkload.FullRead;
+
+        /// <summary>Queries of a concurrent or sequential workload.</summary>
+        public int Queries { get; private set; } = 4;
+
+        /// <summary>Databases the queries of a concurrent workload are spread over (1: all on one database).</summary>
+        public int Databases { get; private set; } = 1;
+
+        /// <summary>Partial read: how long the application keeps the reader after its first batch before disposing it.</summary>
+        public int HoldMilliseconds { get; private set; } = 1000;
+
+        /// <summary>Partial read: the mock sends each file at this rate (bytes/s, 0: as fast as it can), as a real network would.</summary>
+        public long DownloadBytesPerSecond { get; private set; }
+
+        /// <summary>Sequential: seconds the process stays idle after the last query, with the database still open.</summary>
+        public double IdleSeconds { get; private set; }
 
         public static ProbeOptions Parse(string[] args)
         {
@@ -66,6 +104,13 @@ namespace MemoryProbe
                     case "--heap-report": options.HeapReport = Value(); break;
                     case "--never-dispose-batches": options.NeverDisposeBatches = true; break;
                     case "--print-statement": options.PrintStatement = true; break;
+                    case "--workload": options.Workload = HostWorkload.CheckName(Value()); break;
+                    case "--warmup-queries": options.WarmupQueries = AtLeast(int.Parse(Value(), CultureInfo.InvariantCulture), 0, "--warmup-queries"); break;
+                    case "--queries": options.Queries = AtLeast(int.Parse(Value(), CultureInfo.InvariantCulture), 1, "--queries"); break;
+                    case "--databases": options.Databases = AtLeast(int.Parse(Value(), CultureInfo.InvariantCulture), 1, "--databases"); break;
+                    case "--hold-ms": options.HoldMilliseconds = AtLeast(int.Parse(Value(), CultureInfo.InvariantCulture), 0, "--hold-ms"); break;
+                    case "--download-bps": options.DownloadBytesPerSecond = AtLeast(long.Parse(Value(), CultureInfo.InvariantCulture), 0, "--download-bps"); break;
+                    case "--idle-seconds": options.IdleSeconds = AtLeast(double.Parse(Value(), CultureInfo.InvariantCulture), 0, "--idle-seconds"); break;
                     case "--property":
                         string pair = Value();
                         int equals = pair.IndexOf('=');
@@ -80,7 +125,15 @@ namespace MemoryProbe
                 }
             }
 
+            if (options.Databases > options.Queries)
+            {
+                throw new ArgumentException($"--databases {options.Databases} is more than --queries {options.Queries}: a database would have no query");
+            }
+
             return options;
         }
+
+        private static T AtLeast<T>(T value, T minimum, string name) where T : IComparable<T> =>
+            value.CompareTo(minimum) >= 0 ? value : throw new ArgumentException($"{name} must be at least {minimum}, got {value}");
     }
 }

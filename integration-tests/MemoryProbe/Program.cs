@@ -36,6 +36,11 @@ namespace MemoryProbe
                 return 2;
             }
 
+            if (options.Workload != HostWorkload.FullRead)
+            {
+                return await HostWorkload.RunAsync(options).ConfigureAwait(false);
+            }
+
             if (options.PrintStatement)
             {
                 Console.WriteLine(options.Statement(options.Rows));
@@ -61,6 +66,7 @@ namespace MemoryProbe
             using var sampler = new MemorySampler(TimeSpan.FromMilliseconds(50));
 
             long heapBeforeOpen = CompactingCollect();
+            long workingSetBeforeOpen = Environment.WorkingSet;
             HeapReport? heapReport = options.HeapReport == null ? null : new HeapReport(options.HeapReport);
             heapReport?.DumpBeforeOpen();
             long allocatedBefore = GC.GetTotalAllocatedBytes(precise: true);
@@ -113,6 +119,7 @@ namespace MemoryProbe
                 ["lohAllocatedBytes"] = lohAllocated,
                 ["peakGcHeapBytes"] = sampler.PeakGcHeapBytes,
                 ["peakWorkingSetBytes"] = Process.GetCurrentProcess().PeakWorkingSet64,
+                ["workingSetBeforeOpenBytes"] = workingSetBeforeOpen,
                 ["gcHeapBeforeOpenBytes"] = heapBeforeOpen,
                 ["gcHeapAfterDisposeBytes"] = heapAfterDispose,
                 ["gcHeapAfterDisposeDeltaBytes"] = heapAfterDispose - heapBeforeOpen,
@@ -157,7 +164,7 @@ namespace MemoryProbe
         /// method's locals live in its state machine box, which the returned task is).
         /// </summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
-        private static RunResult RunQuery(ProbeOptions options, long rows, bool disposeBatches)
+        internal static RunResult RunQuery(ProbeOptions options, long rows, bool disposeBatches)
         {
             var verifier = new ResultVerifier(new DatasetSpec { Rows = rows, Seed = options.Seed }, options.SampleEvery) { DisposeBatches = disposeBatches };
             try
@@ -181,7 +188,7 @@ namespace MemoryProbe
         }
 
         /// <summary>A blocking, compacting full collection (LOH included), then the heap size.</summary>
-        private static long CompactingCollect()
+        internal static long CompactingCollect()
         {
             GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
             GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
@@ -193,11 +200,11 @@ namespace MemoryProbe
 
         private static int[] Collections() => new[] { GC.CollectionCount(0), GC.CollectionCount(1), GC.CollectionCount(2) };
 
-        private static string? PatchSeriesOf(Type driverType) => driverType.Assembly
+        internal static string? PatchSeriesOf(Type driverType) => driverType.Assembly
             .GetCustomAttributes(typeof(System.Reflection.AssemblyMetadataAttribute), false)
             .OfType<System.Reflection.AssemblyMetadataAttribute>()
             .FirstOrDefault(a => a.Key.EndsWith("PatchSeries", StringComparison.Ordinal))?.Value;
 
-        private sealed record RunResult(long Rows, long ValuesChecked, List<string> Errors, string? Error, double FirstBatchSeconds, double LongestBatchWaitSeconds);
+        internal sealed record RunResult(long Rows, long ValuesChecked, List<string> Errors, string? Error, double FirstBatchSeconds, double LongestBatchWaitSeconds);
     }
 }

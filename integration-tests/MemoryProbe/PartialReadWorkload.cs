@@ -1,0 +1,141 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Linq;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using System.Threading.Tasks;
+using Apache.Arrow.Adbc;
+using Harness.Support;
+using MockDatabricks.Protocol.Data;
+using MockDatabricks.Testing;
+
+namespace MemoryProbe
+{
+    /// <summary>
+    /// A preview, a TOP N folded late, a cancelled refresh: the application reads the first batch of the result, keeps
+    /// the reader <c>--hold-ms</c> (the pipeline prefetches meanwhile, as it would while a host renders the rows), then
+    /// disposes the reader, the statement, the connection and the database. The mock sends each file at
+    /// <c>--download-bps</c>, as a real network would, so downloads are in flight when the reader is disposed. What the
+    /// driver does after its Dispose returned comes from the mock's journal (each download's transfer, live): downloads
+    /// started after the dispose and bytes sent after it, up to <see cref="Settle"/> later.
+    /// </summary>
+    internal sealed class PartialReadWorkload : IHostWorkload
+    {
+        /// <summary>How long after the dispose the journal is watched for downloads the driver still makes.</summary>
+        private static readonly TimeSpan Settle = TimeSpan.FromSeconds(2);
+
+        private readonly ProbeOptions _options;
+
+        public PartialReadWorkload(ProbeOptions options)
+        {
+            _options = options;
+        }
+
+        public IEnumerable<string> Statements => new[] { ProbeOptions.Statement(_options.Rows, _options.Seed) };
+
+        /// <summary>The first batch; its size is the mock's batch size (or the whole result when smaller).</summary>
+        public long ExpectedRows => Math.Min(_options.Rows, new DatasetSpec().RowsPerBatch);
+
+        public async Task<WorkloadRun> RunAsync(OverlayMetricsListener overlay)
+        {
+            string tag = "probe-partial-" + Guid.NewGuid().ToString("N");
+            using var admin = new AdminClient(_options.MockUrl);
+            Disposal disposal = ReadFirstBatchThenDispose(tag, admin, overlay);
+
+            // Right after the dispose returned, before anything the driver left running had time to finish; the peak
+            // first, because the compacting collection raises the working set itself.
+            long peakWorkingSet = Process.GetCurrentProcess().PeakWorkingSet64;
+            long heapRightAfterDispose = Program.CompactingCollect();
+            await Task.Delay(Settle).ConfigureAwait(false);
+            List<JournalEntry> after = await WaitUntilNoTransferIsSendingAsync(admin, tag).ConfigureAwait(false);
+
+            var before = disposal.DownloadsAtDispose.ToDictionary(e => e.Seq);
+            List<JournalEntry> started = after.Where(e => !before.ContainsKey(e.Seq)).ToList();
+            long sentAfter = after.Sum(e => SentBytes(e) - (before.TryGetValue(e.Seq, out JournalEntry? b) ? SentBytes(b) : 0));
+            var details = new Dictionary<string, object?>
+            {
+                ["holdMilliseconds"] = _options.HoldMilliseconds,
+                ["downloadBytesPerSecond"] = _options.DownloadBytesPerSecond,
+                ["settleSeconds"] = Settle.TotalSeconds,
+                ["disposeSeconds"] = disposal.Seconds,
+                ["readerDisposeSeconds"] = disposal.ReaderSeconds,
+                ["downloadsBeforeDispose"] = before.Count,
+                ["transfersSendingAtDispose"] = before.Values.Count(e => e.Transfer?.State == "sending"),
+                ["bytesSentBeforeDispose"] = before.Values.Sum(SentBytes),
+                ["downloadsStartedAfterDispose"] = started.Count,
+                ["bytesSentAfterDispose"] = sentAfter,
+                ["transfersCompletedAfterDispose"] = after.Count(e => e.Transfer?.State == "complete" && before.TryGetValue(e.Seq, out JournalEntry? b) && b.Transfer?.State == "sending"),
+                ["poolBytesInUseRightAfterDispose"] = overlay.Scopes.Count == 0 ? null : disposal.PoolInUseRightAfterDispose,
+                ["gcHeapRightAfterDisposeBytes"] = heapRightAfterDispose,
+                ["downloads"] = after.Select(e => new { seq = e.Seq, file = e.File, outcome = e.Outcome, startedAfterDispose = !before.ContainsKey(e.Seq), transfer = e.Transfer }),
+            };
+            string summary = $"first batch then dispose in {disposal.Seconds * 1000:F0} ms; {before.Values.Count(e => e.Transfer?.State == "sending")} transfer(s) in flight at dispose, " +
+                $"{started.Count} download(s) started and {sentAfter / 1048576.0:F1} MB sent after it";
+            return new WorkloadRun(disposal.Query.Rows, disposal.Query.ValuesChecked, disposal.Query.Errors, details, summary) { PeakWorkingSetBytes = peakWorkingSet };
+        }
+
+        private static long SentBytes(JournalEntry entry) => entry.Transfer?.BytesSent ?? 0;
+
+        /// <summary>Everything that touches the driver, in a synchronous frame (see Program.RunQuery for why).</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private Disposal ReadFirstBatchThenDispose(string tag, AdminClient admin, OverlayMetricsListener overlay)
+        {
+            var verifier = new Harness.Support.ResultVerifier(new DatasetSpec { Rows = _options.Rows, Seed = _options.Seed }, _options.SampleEvery) { StopAfterBatches = 1 };
+            var errors = new List<string>();
+            AdbcDatabase database = ProbeDriver.Open(_options);
+            AdbcConnection connection = database.Connect(null);
+            AdbcStatement statement = connection.CreateStatement();
+            string throttle = _options.DownloadBytesPerSecond > 0 ? $", faults='throttle bps={_options.DownloadBytesPerSecond} times=always'" : "";
+            statement.SqlQuery = ProbeOptions.Statement(_options.Rows, _options.Seed, $"tag={tag}{throttle}");
+            IDisposable? reader = null;
+            try
+            {
+                QueryResult result = statement.ExecuteQuery();
+                reader = result.Stream;
+                verifier.ReadAllAsync(result.Stream!).GetAwaiter().GetResult();
+            }
+            catch (Exception ex)
+            {
+                errors.Add($"{ex.GetType().Name}: {ex.Message}");
+            }
+
+            Thread.Sleep(_options.HoldMilliseconds);
+            List<JournalEntry> atDispose = admin.JournalAsync(tag: tag, kind: "download").GetAwaiter().GetResult();
+            var clock = Stopwatch.StartNew();
+            reader?.Dispose();
+            double readerSeconds = clock.Elapsed.TotalSeconds;
+            statement.Dispose();
+            connection.Dispose();
+            database.Dispose();
+            double seconds = clock.Elapsed.TotalSeconds;
+            long inUse = overlay.InUseBytes();
+
+            errors.AddRange(verifier.Errors);
+            if (verifier.Batches != 1)
+            {
+                errors.Add($"read {verifier.Batches} batches, expected the first one");
+            }
+
+            return new Disposal(new WorkloadQuery(_options.Seed, verifier.Rows, verifier.ValuesChecked, errors, 0), atDispose, seconds, readerSeconds, inUse);
+        }
+
+        /// <summary>The journal once no download of the query is being sent any more (bounded: 60 s).</summary>
+        private static async Task<List<JournalEntry>> WaitUntilNoTransferIsSendingAsync(AdminClient admin, string tag)
+        {
+            var clock = Stopwatch.StartNew();
+            while (true)
+            {
+                List<JournalEntry> entries = await admin.JournalAsync(tag: tag, kind: "download").ConfigureAwait(false);
+                if (entries.All(e => e.Transfer?.State != "sending") || clock.Elapsed > TimeSpan.FromSeconds(60))
+                {
+                    return entries;
+                }
+
+                await Task.Delay(50).ConfigureAwait(false);
+            }
+        }
+
+        private sealed record Disposal(WorkloadQuery Query, List<JournalEntry> DownloadsAtDispose, double Seconds, double ReaderSeconds, long PoolInUseRightAfterDispose);
+    }
+}
