@@ -2,7 +2,7 @@
 """Turns the memory probe's JSON results (one file per run) into the stock-vs-patched report:
 a markdown table with the targets of issues 4 and 11, a PNG chart of GC heap over time, and summary.json.
 
-    write_report.py RESULTS_DIR OUTPUT_DIR [COUNTERS_DIR [BUILD_NOTES_JSON]]
+    write_report.py RESULTS_DIR OUTPUT_DIR [COUNTERS_DIR [BUILD_NOTES_JSON [HOST_RESULTS_DIR]]]
 
 Each result file is the probe's JSON (see integration-tests/MemoryProbe). Runs are grouped by
 (driver, scenario) and summarised by their median, because the machines are shared and noisy; stock and
@@ -11,6 +11,8 @@ correctness check passed and every target was met, 1 when a correctness check fa
 performance target was missed (the caller decides whether that fails the run).
 COUNTERS_DIR holds tools/CountersRecorder's CSV recording of each probe run (listed in the report, not judged).
 BUILD_NOTES_JSON is scripts/verify's record of build overrides and prepared data sets (scripts/report/verify_notes.py).
+HOST_RESULTS_DIR holds the probe's host workloads (issue 16), reported in their own section (scripts/report/host_scenarios.py),
+whose targets and correctness checks count toward the exit status like the others.
 Uses matplotlib (Debian: python3-matplotlib), run with the system python.
 """
 import csv
@@ -242,7 +244,7 @@ def counter_recordings(counters_dir, out):
     return lines + ["", "An empty recording (header only) means the recorder could not attach; the run itself still counted.", ""]
 
 
-def main(results_dir, output_dir, counters_dir=None, notes_file=None):
+def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=None):
     runs = load(results_dir)
     if not runs:
         print(f"report: no probe results in {results_dir}", file=sys.stderr)
@@ -279,6 +281,12 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None):
 
     chart(groups, main_scenario, out / "gc-heap.png")
     lines += ["", "![GC heap over time](gc-heap.png)", ""]
+    if host_dir:
+        import host_scenarios
+        host_lines, host_targets, host_failures = host_scenarios.section(host_dir, out)
+        lines += host_lines
+        targets += host_targets
+        failures += host_failures
     lines += verify_notes.section(verify_notes.load(notes_file))
     lines += counter_recordings(counters_dir, out)
     (out / "report.md").write_text("\n".join(lines) + "\n")
@@ -291,4 +299,4 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None,
-                  sys.argv[4] if len(sys.argv) > 4 else None))
+                  sys.argv[4] if len(sys.argv) > 4 else None, sys.argv[5] if len(sys.argv) > 5 else None))

@@ -17,11 +17,17 @@ mock_cache_mb_for() {
 
 # prepare_dataset PROBE_DLL ROWS: prints what the mock prepared; returns 1 when the mock cannot prepare.
 prepare_dataset() {
-    local probe_dll="$1" rows="$2" statement body code response
+    local probe_dll="$1" rows="$2" statement
     statement="$(dotnet "$probe_dll" --rows "$rows" --print-statement)" \
         || { echo "verify: the probe could not print its statement (needs --print-statement)" >&2; return 1; }
+    prepare_statement "$statement"
+}
+
+# prepare_statement STATEMENT: the same for one SQL text.
+prepare_statement() {
+    local statement="$1" body code response
     body="$(python3 -c 'import json, sys; print(json.dumps({"statement": sys.argv[1]}))' "$statement")"
-    response="$log_dir/prepare-$rows.json"
+    response="$log_dir/prepare-$(printf '%s' "$statement" | cksum | cut -d' ' -f1).json"
     code="$(curl -sS -o "$response" -w '%{http_code}' --max-time 1800 -X POST -H 'Content-Type: application/json' \
         --data "$body" "$mock_url/admin/datasets/prepare" 2>>"$log_dir/prepare.log" || true)"
     if [ "$code" != 200 ]; then

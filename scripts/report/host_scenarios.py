@@ -1,0 +1,331 @@
+"""The report's "Host scenarios" section (issue 16): what a Power BI host does besides one full read, stock vs patched,
+from the memory probe's host workloads (scripts/verify.d/host-scenarios.sh runs them into OUT/results-host/).
+
+    section(results_dir, output_dir) -> (markdown lines, targets, correctness failures)
+
+Every figure is the median of the runs of its column; stock and patched runs were interleaved. Peaks are also given
+"above before open": the process's peak working set minus its working set just before the scenario opened its first
+database, i.e. without the runtime, the warm-up and the probe, which both drivers pay alike. The long-lived scenario
+also gets a chart, long-lived.png (working set and GC heap after each query, one run per driver).
+"""
+import pathlib
+import statistics
+
+from write_report import MB, load, group
+
+PARTIAL = ("partial-read", "partial-read-held")
+CONCURRENT = ("one-query", "sequential-4", "concurrent-4-on-1", "concurrent-4-dbs")
+LONG_LIVED = "long-lived"
+WIDE = "wide-16x16"
+COLLECTED_LZ4 = "adbc.databricks.memory.collected[lz4_buffers]"
+
+
+def dig(run, path):
+    """run[a][b]... for a dotted path, or a function of the run; None where a step is missing."""
+    if callable(path):
+        return path(run)
+    value = run
+    for key in path.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def med(runs, path):
+    values = [v for v in (dig(run, path) for run in runs) if v is not None]
+    return statistics.median(values) if values else None
+
+
+def show(value, unit):
+    if value is None:
+        return "n/a"
+    if unit == "MB":
+        return f"{value / MB:,.1f} MB"
+    if unit == "s":
+        return f"{value:.2f} s"
+    if unit == "ms":
+        return f"{value * 1000:,.0f} ms"
+    if unit == "%":
+        return f"{value * 100:+.1f} %"
+    if unit == "x":
+        return f"{value:.2f}x"
+    return f"{value:,.0f}"
+
+
+def ratio(a, b):
+    return None if a is None or not b else a / b
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+class Section:
+    def __init__(self, groups):
+        self.groups = groups
+        self.targets = []
+        self.lines = []
+
+    def runs(self, driver, scenario):
+        return self.groups.get((driver, scenario), [])
+
+    def med(self, driver, scenario, path):
+        return med(self.runs(driver, scenario), path)
+
+    def target(self, name, goal, measured, met):
+        self.targets.append({"name": name, "target": goal, "measured": measured, "met": bool(met)})
+
+    def side_by_side(self, scenarios, metrics):
+        """One row per metric; per scenario a stock, a patched and a patched / stock column."""
+        header = ["Metric"]
+        for scenario in scenarios:
+            header += [f"stock ({scenario})", f"patched ({scenario})", "patched / stock"]
+        rows = []
+        for label, path, unit in metrics:
+            row = [label]
+            for scenario in scenarios:
+                stock, patched = self.med("stock", scenario, path), self.med("patched", scenario, path)
+                r = ratio(patched, stock)
+                row += [show(stock, unit), show(patched, unit), "" if r is None or unit not in ("MB", "s", "ms", "") else f"{r:.2f}"]
+            rows.append(row)
+        self.lines += table(header, rows) + [""]
+
+    def runs_line(self, scenarios):
+        counts = ", ".join(f"{d}/{s}: {len(self.runs(d, s))}" for s in scenarios for d in ("stock", "patched"))
+        self.lines += [f"Runs per column (medians shown): {counts}", ""]
+
+
+def heap_right_after_dispose(run):
+    part = run.get("partial-read") or {}
+    heap, before = part.get("gcHeapRightAfterDisposeBytes"), run.get("gcHeapBeforeOpenBytes")
+    return None if heap is None or before is None else heap - before
+
+
+def collected_lz4(run):
+    return ((run.get("overlayMetrics") or {}).get("all") or {}).get(COLLECTED_LZ4, 0) if run["driver"] == "patched" else None
+
+
+def partial_read(s):
+    s.lines += ["### Partial read", "",
+                "The first batch of the ~1 GB result, then the reader, statement, connection and database disposed: at once "
+                "(`partial-read`), or after keeping the reader 1 s (`partial-read-held`, the pipeline fills up meanwhile). "
+                "The mock sends each file at a fixed rate, as a real network would, so downloads are in flight; what was sent "
+                "after the dispose comes from the mock's journal (each download's transfer, watched until 2 s after the "
+                "dispose and until no transfer is still sending).", ""]
+    s.side_by_side(PARTIAL, [
+        ("Peak working set", "peakWorkingSetBytes", "MB"),
+        ("Peak working set above before open", "peakWorkingSetAboveBeforeOpenBytes", "MB"),
+        ("Transfers in flight at the dispose", "partial-read.transfersSendingAtDispose", "n"),
+        ("Downloads started after the dispose", "partial-read.downloadsStartedAfterDispose", "n"),
+        ("Transfers in flight at the dispose that were sent to the end", "partial-read.transfersCompletedAfterDispose", "n"),
+        ("Bytes sent after the dispose", "partial-read.bytesSentAfterDispose", "MB"),
+        ("Time to dispose reader, statement, connection, database", "partial-read.disposeSeconds", "ms"),
+        ("GC heap right after the dispose (compacting collection), minus before open", heap_right_after_dispose, "MB"),
+        ("GC heap 2 s later, minus before open", "gcHeapAfterDisposeDeltaBytes", "MB"),
+        ("Scope bytes in use right after the dispose returned", "partial-read.poolBytesInUseRightAfterDispose", "MB"),
+        ("LZ4 buffers never given back (collected by the GC)", collected_lz4, "MB"),
+    ])
+    s.runs_line(PARTIAL)
+    for scenario in PARTIAL:
+        stock = s.med("stock", scenario, "peakWorkingSetAboveBeforeOpenBytes")
+        patched = s.med("patched", scenario, "peakWorkingSetAboveBeforeOpenBytes")
+        r = ratio(patched, stock)
+        s.target(f"{scenario}: peak working set above before open vs stock", "<= 0.25x",
+                 f"{r:.3f}x ({show(patched, 'MB')} vs {show(stock, 'MB')})" if r is not None else "n/a", r is not None and r <= 0.25)
+        started = [dig(run, "partial-read.downloadsStartedAfterDispose") for run in s.runs("patched", scenario)]
+        s.target(f"{scenario}: downloads started after the dispose (patched, every run)", "0",
+                 ", ".join(str(n) for n in started) or "n/a", started and all(n == 0 for n in started))
+        collected = [collected_lz4(run) for run in s.runs("patched", scenario)]
+        s.target(f"{scenario}: LZ4 buffers never given back (patched, every run)", "0",
+                 ", ".join(show(c, "MB") for c in collected) or "n/a", collected and all(c == 0 for c in collected))
+
+
+def concurrent(s):
+    s.lines += ["### Concurrent refreshes", "",
+                "Four queries of a quarter of the rows each (seeds 1-4: a row that crossed between queries would be a wrong "
+                "value; every value of every row is checked), each on its own connection and thread: at once on one "
+                "database (`concurrent-4-on-1`, one memory scope), at once on four databases (`concurrent-4-dbs`), and one "
+                "after another on one database (`sequential-4`); `one-query` is one of them alone.", ""]
+    rows = []
+    for label, path, unit in (("Peak working set", "peakWorkingSetBytes", "MB"),
+                              ("Peak working set above before open", "peakWorkingSetAboveBeforeOpenBytes", "MB"),
+                              ("Wall time", "wallSeconds", "s"),
+                              ("Values checked", "valuesChecked", "n")):
+        for scenario in CONCURRENT:
+            stock, patched = s.med("stock", scenario, path), s.med("patched", scenario, path)
+            r = ratio(patched, stock)
+            rows.append([f"{label}, {scenario}", show(stock, unit), show(patched, unit), "" if r is None or unit == "n" else f"{r:.2f}"])
+    for label, scenario, base, path in (
+            ("Peak above before open, 4 on one database / one query", "concurrent-4-on-1", "one-query", "peakWorkingSetAboveBeforeOpenBytes"),
+            ("Peak above before open, 4 databases / one query", "concurrent-4-dbs", "one-query", "peakWorkingSetAboveBeforeOpenBytes"),
+            ("Wall time, 4 on one database / 4 sequential", "concurrent-4-on-1", "sequential-4", "wallSeconds"),
+            ("Wall time, 4 databases / 4 sequential", "concurrent-4-dbs", "sequential-4", "wallSeconds")):
+        stock = ratio(s.med("stock", scenario, path), s.med("stock", base, path))
+        patched = ratio(s.med("patched", scenario, path), s.med("patched", base, path))
+        rows.append([label, show(stock, "x"), show(patched, "x"), ""])
+    s.lines += table(["Metric", "stock", "patched", "patched / stock"], rows) + [""]
+    s.runs_line(CONCURRENT)
+    one, four = s.med("patched", "one-query", "peakWorkingSetAboveBeforeOpenBytes"), s.med("patched", "concurrent-4-on-1", "peakWorkingSetAboveBeforeOpenBytes")
+    r = ratio(four, one)
+    s.target("concurrent: 4 queries at once on one database, peak above before open vs one query (patched)", "<= 2x",
+             f"{r:.2f}x ({show(four, 'MB')} vs {show(one, 'MB')})" if r is not None else "n/a", r is not None and r <= 2)
+
+
+def first_last(run, key, count=10):
+    """Medians of the first and the last `count` per-query samples."""
+    per_query = dig(run, "sequential.perQuery") or []
+    values = [q[key] for q in per_query]
+    if len(values) < 2 * count:
+        return None, None
+    return statistics.median(values[:count]), statistics.median(values[-count:])
+
+
+def drift(key):
+    def of(run):
+        first, last = first_last(run, key)
+        return None if not first else (last - first) / first
+    return of
+
+
+def first10(key):
+    return lambda run: first_last(run, key)[0]
+
+
+def last10(key):
+    return lambda run: first_last(run, key)[1]
+
+
+def after_idle(point, key, relative=False):
+    def of(run):
+        sample, before = dig(run, f"sequential.{point}") or {}, dig(run, "sequential.beforeFirstQuery") or {}
+        if sample.get(key) is None or (relative and before.get(key) is None):
+            return None
+        return sample[key] - before[key] if relative else sample[key]
+    return of
+
+
+def long_lived(s, out):
+    s.lines += ["### Long-lived", "",
+                "100 queries of a twentieth of the rows on one database kept open (a connection per query; 40 warm-up "
+                "queries through their own databases first, so the runtime's tiered JIT has compiled its hot paths, as in a "
+                "process that has run for a while), then idle past the pools' trim period with the database still open. "
+                "Samples after each query (no collection forced), at the end of the idle time, after one full collection "
+                "then (the next Gen2 a host would run), and after an aggressive one (which also gives the GC's free regions "
+                "back to the OS).", "",
+                "![Working set and GC heap after each query](long-lived.png)", ""]
+    metrics = [
+        ("Working set before the first query", after_idle("beforeFirstQuery", "WorkingSetBytes"), "MB"),
+        ("Working set after queries 1-10 (median)", first10("WorkingSetBytes"), "MB"),
+        ("Working set after queries 91-100 (median)", last10("WorkingSetBytes"), "MB"),
+        ("Working set drift over 100 queries", drift("WorkingSetBytes"), "%"),
+        ("GC heap after queries 1-10 (median)", first10("GcHeapBytes"), "MB"),
+        ("GC heap after queries 91-100 (median)", last10("GcHeapBytes"), "MB"),
+        ("GC heap drift over 100 queries", drift("GcHeapBytes"), "%"),
+        ("Pool bytes kept free after query 100", last10("PoolRetainedBytes"), "MB"),
+        ("After the idle time: working set", after_idle("afterIdle", "WorkingSetBytes"), "MB"),
+        ("After the idle time: pool bytes kept free", after_idle("afterIdle", "PoolRetainedBytes"), "MB"),
+        ("... and a full collection: GC heap, minus before the first query", after_idle("afterIdleAndFullCollection", "GcHeapBytes", True), "MB"),
+        ("... and a full collection: GC committed", after_idle("afterIdleAndFullCollection", "GcCommittedBytes"), "MB"),
+        ("... and a full collection: working set, minus before the first query", after_idle("afterIdleAndFullCollection", "WorkingSetBytes", True), "MB"),
+        ("... and an aggressive collection: working set, minus before the first query", after_idle("afterIdleAndAggressiveCollection", "WorkingSetBytes", True), "MB"),
+        ("Threads before the first query", after_idle("beforeFirstQuery", "Threads"), "n"),
+        ("Threads after the last query", lambda run: ((dig(run, "sequential.perQuery") or [{}])[-1]).get("Threads"), "n"),
+        ("Wall time of the 100 queries", "wallSeconds", "s"),
+    ]
+    rows = [[label] + [show(s.med(d, LONG_LIVED, path), unit) for d in ("stock", "patched")] for label, path, unit in metrics]
+    s.lines += table(["Metric", "stock", "patched"], rows) + [""]
+    s.runs_line((LONG_LIVED,))
+    d = s.med("patched", LONG_LIVED, drift("WorkingSetBytes"))
+    s.target("long-lived: working set drift over 100 queries (patched)", "< 5 %", show(d, "%"), d is not None and d < 0.05)
+    back = s.med("patched", LONG_LIVED, after_idle("afterIdleAndFullCollection", "WorkingSetBytes", True))
+    s.target("long-lived: working set after the idle trim and the next full collection, vs before the first query (patched)",
+             "within 5 MB", show(back, "MB"), back is not None and abs(back) <= 5 * MB)
+    chart(s, out / "long-lived.png")
+
+
+def chart(s, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
+    colours = {"stock": "#c0392b", "patched": "#2471a3"}
+    for driver in ("stock", "patched"):
+        runs = sorted(s.runs(driver, LONG_LIVED), key=lambda run: last10("WorkingSetBytes")(run) or 0)
+        if not runs:
+            continue
+        per_query = dig(runs[len(runs) // 2], "sequential.perQuery") or []  # the run with the median final working set
+        queries = [q["Query"] for q in per_query]
+        ax.plot(queries, [q["WorkingSetBytes"] / MB for q in per_query], color=colours[driver], linewidth=1.6, label=f"{driver} working set")
+        ax.plot(queries, [q["GcHeapBytes"] / MB for q in per_query], color=colours[driver], linewidth=0.9, linestyle="--", label=f"{driver} GC heap")
+    ax.set_xlabel("query (one database kept open)")
+    ax.set_ylabel("MB after the query")
+    ax.set_title("Long-lived: working set and GC heap after each query, stock vs patched")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def peak_above_before_open(run):
+    """The full-read probe's peak minus its working set before open (host workloads report it themselves)."""
+    before = run.get("workingSetBeforeOpenBytes")
+    return None if before is None else run["peakWorkingSetBytes"] - before
+
+
+def wide(s):
+    s.lines += ["### Wide pipeline", "",
+                "The full ~1 GB result with 16 parallel downloads, a prefetch count of 16 and a 400 MB download budget "
+                "(`adbc.databricks.cloudfetch.parallel_downloads`, `.prefetch_count`, `.memory_buffer_size_mb`; the "
+                "JDBC-like settings of adbc-drivers/databricks PR #377).", ""]
+    s.side_by_side((WIDE,), [
+        ("Rows per second", "rowsPerSecond", ""),
+        ("Wall time", "wallSeconds", "s"),
+        ("Peak working set", "peakWorkingSetBytes", "MB"),
+        ("Peak working set above before open", peak_above_before_open, "MB"),
+        ("Total allocated", "allocatedBytes", "MB"),
+        ("Gen2 collections", "gen2Collections", ""),
+    ])
+    s.runs_line((WIDE,))
+    stock, patched = s.med("stock", WIDE, "rowsPerSecond"), s.med("patched", WIDE, "rowsPerSecond")
+    r = ratio(patched, stock)
+    s.target("wide-16x16: rows per second vs stock", ">= 1x", f"{r:.2f}x" if r is not None else "n/a", r is not None and r >= 1)
+    stock, patched = s.med("stock", WIDE, peak_above_before_open), s.med("patched", WIDE, peak_above_before_open)
+    r = ratio(patched, stock)
+    s.target("wide-16x16: peak working set above before open vs stock", "<= 0.3x",
+             f"{r:.3f}x ({show(patched, 'MB')} vs {show(stock, 'MB')})" if r is not None else "n/a", r is not None and r <= 0.3)
+
+
+def correctness(groups):
+    failures = []
+    for (driver, scenario), runs in sorted(groups.items()):
+        for run in runs:
+            if not run.get("rowsVerified", False) or run.get("valueErrors", 1) != 0:
+                failures.append(f"{driver}/{scenario} ({run['_file']}): rows verified={run.get('rowsVerified')}, "
+                                f"value errors={run.get('valueErrors')}: {'; '.join((run.get('errors') or [])[:2])}")
+            scope = run.get("overlayMetrics") or {}
+            if driver == "patched" and (scope.get("inUseBytes", 0) != 0 or scope.get("retainedBytes", 0) != 0):
+                failures.append(f"{driver}/{scenario} ({run['_file']}): pools not empty after dispose "
+                                f"(in use {scope.get('inUseBytes')}, retained {scope.get('retainedBytes')})")
+    return failures
+
+
+def section(results_dir, output_dir):
+    groups = group(load(results_dir))
+    s = Section(groups)
+    s.lines += ["## Host scenarios: what a Power BI host does (issue 16)", "",
+                "Each scenario in its own probe process per run, stock and patched interleaved; medians. \"Above before "
+                "open\" is the peak working set minus the working set just before the scenario opened its first database "
+                "(the runtime, the warm-up and the probe, alike for both drivers).", ""]
+    partial_read(s)
+    concurrent(s)
+    long_lived(s, pathlib.Path(output_dir))
+    wide(s)
+    failures = correctness(groups)
+    s.lines += ["### Host scenario targets", "", "| Target | Goal | Measured | Met |", "|---|---|---|---|"]
+    s.lines += [f"| {t['name']} | {t['target']} | {t['measured']} | {'yes' if t['met'] else '**no**'} |" for t in s.targets]
+    s.lines += ["", "### Host scenario correctness", ""]
+    s.lines += ["Every row each scenario read was checked against the data set generator; the patched driver's pools were "
+                "back to zero in use and zero retained after dispose."] if not failures else [f"- {f}" for f in failures]
+    return s.lines + [""], s.targets, failures
