@@ -1,0 +1,126 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Apache.Arrow.Adbc;
+using Apache.Arrow.Ipc;
+using MockDatabricks.Protocol.Data;
+using MockDatabricks.Testing;
+using Xunit;
+using Xunit.Abstractions;
+
+namespace Harness.Tests
+{
+    /// <summary>
+    /// A reader disposed before the end of its result (a preview, a cancelled refresh) stops the CloudFetch pipeline
+    /// with nothing left behind: when its Dispose returns, no buffer of the patched driver's scope is in use (not a file
+    /// downloaded but never queued, not a download still being read), downloads in flight were cancelled rather than
+    /// read to the end, and no download starts afterwards (the mock's journal). Patched driver only: the stock driver has
+    /// no scope to ask, and it lets in-flight downloads run on (verify's partial-read scenario measures it).
+    /// </summary>
+    [Collection(HarnessCollection.Name)]
+    public sealed class PartialReadTests
+    {
+        // Twenty small files; with prefetch_count=1 the result queue holds two, so the pipeline fills up early.
+        private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 40_000, Seed = 71, RowsPerFile = 2_000, RowsPerBatch = 1_000 };
+
+        // Twelve files sent at 150 KB/s each (about 0.8 s per file): the first batch arrives while files are downloading.
+        private static readonly DatasetSpec s_slowSpec = new DatasetSpec { Rows = 36_000, Seed = 72, RowsPerFile = 3_000, RowsPerBatch = 1_000 };
+
+        private readonly HarnessFixture _fixture;
+        private readonly ITestOutputHelper _output;
+
+        public PartialReadTests(HarnessFixture fixture, ITestOutputHelper output)
+        {
+            _fixture = fixture;
+            _output = output;
+        }
+
+        [SkippableFact]
+        public void AReaderDisposedWithItsPipelineFullGivesEveryBufferBackBeforeDisposeReturns()
+        {
+            Skip.IfNot(DriverUnderTest.IsPatched, DriverUnderTest.NotPatchedReason);
+            string tag = NewTag();
+            using var watch = new MemoryScopeWatch();
+            using AdbcDatabase database = watch.Open(() => _fixture.OpenDatabase(new Dictionary<string, string> { ["adbc.databricks.cloudfetch.prefetch_count"] = "1" }));
+            using AdbcConnection connection = database.Connect(null);
+            using AdbcStatement statement = connection.CreateStatement();
+            IArrowArrayStream reader = ReadFirstBatch(statement, s_spec, $"mode=cloudfetch, tag={tag}");
+
+            // The downloader fills the result queue and then holds one more downloaded file, waiting for room: the file a
+            // stop used to leave undisposed. Downloads stop once that is so.
+            int downloaded = WaitUntilDownloadsStop(tag);
+            _output.WriteLine($"{downloaded} files downloaded before the dispose; {watch.Describe()}");
+            Assert.True(downloaded >= 4 && downloaded < 20, $"{downloaded} files downloaded: the pipeline did not stop on a full queue");
+
+            Bounded.Run(reader.Dispose, Bounded.Dispose, "reader dispose");
+
+            // At once, not eventually: everything the reader's pipeline rented is back when Dispose returns.
+            Assert.True(watch.InUse == 0, "bytes still in use right after the reader's Dispose returned: " + watch.Describe());
+            Assert.Equal(downloaded, Downloads(tag).Count);
+        }
+
+        [SkippableFact]
+        public void AReaderDisposedWithDownloadsInFlightEndsThemBeforeDisposeReturnsAndStartsNoOther()
+        {
+            Skip.IfNot(DriverUnderTest.IsPatched, DriverUnderTest.NotPatchedReason);
+            string tag = NewTag();
+            using var watch = new MemoryScopeWatch();
+            using AdbcDatabase database = watch.Open(() => _fixture.OpenDatabase());
+            using AdbcConnection connection = database.Connect(null);
+            using AdbcStatement statement = connection.CreateStatement();
+            IArrowArrayStream reader = ReadFirstBatch(statement, s_slowSpec, $"mode=cloudfetch, tag={tag}, faults='throttle bps=150000 times=always'");
+
+            List<JournalEntry> atDispose = Downloads(tag);
+            Bounded.Run(reader.Dispose, Bounded.Dispose, "reader dispose with downloads in flight");
+            Assert.True(watch.InUse == 0, "bytes still in use right after the reader's Dispose returned: " + watch.Describe());
+            List<JournalEntry> afterDispose = Downloads(tag);
+
+            // Nothing more may start (the driver retries a failed GET after 50 ms here, so a second is ample), and what was
+            // being sent when the reader went away must have been abandoned, not read to the end.
+            System.Threading.Thread.Sleep(TimeSpan.FromSeconds(1));
+            Assert.True(Bounded.WaitUntil(() => Downloads(tag).All(d => d.Transfer?.State != "sending"), TimeSpan.FromSeconds(30)),
+                "a transfer was still being sent 30 s after the dispose");
+            List<JournalEntry> later = Downloads(tag);
+            _output.WriteLine(string.Join("; ", later.Select(d => $"file {d.File}: {d.Transfer?.State} {d.Transfer?.BytesSent}/{d.Transfer?.BytesTotal}")));
+            Assert.Equal(afterDispose.Select(d => d.Seq), later.Select(d => d.Seq));
+            long[] inFlight = atDispose.Where(d => d.Transfer?.State == "sending").Select(d => d.Seq).ToArray();
+            Assert.NotEmpty(inFlight);
+            Assert.All(later.Where(d => inFlight.Contains(d.Seq)), d => Assert.Equal("aborted", d.Transfer!.State));
+        }
+
+        private static string NewTag() => "partial-" + Guid.NewGuid().ToString("N");
+
+        /// <summary>Executes, reads and checks the first batch (every value), disposes it, and returns the reader.</summary>
+        private static IArrowArrayStream ReadFirstBatch(AdbcStatement statement, DatasetSpec spec, string options)
+        {
+            statement.SqlQuery = MockSql.Select(spec, options);
+            IArrowArrayStream reader = Bounded.Run(() => statement.ExecuteQuery().Stream!, Bounded.Query, "execute");
+            var verifier = new Harness.Support.ResultVerifier(spec) { StopAfterBatches = 1 };
+            Bounded.Run(() => verifier.ReadAllAsync(reader).GetAwaiter().GetResult(), Bounded.Query, "first batch");
+            Assert.Equal((1L, spec.RowsPerBatch, 0), (verifier.Batches, verifier.Rows, verifier.Errors.Count));
+            return reader;
+        }
+
+        private List<JournalEntry> Downloads(string tag) => _fixture.Admin.JournalAsync(tag: tag, kind: "download").GetAwaiter().GetResult();
+
+        /// <summary>Waits (bounded) until every download of the query has been sent and none has started for half a second.</summary>
+        private int WaitUntilDownloadsStop(string tag)
+        {
+            int seen = -1;
+            DateTime quietSince = DateTime.UtcNow;
+            Assert.True(Bounded.WaitUntil(() =>
+            {
+                List<JournalEntry> downloads = Downloads(tag);
+                if (downloads.Count != seen || downloads.Any(d => d.Transfer?.State == "sending"))
+                {
+                    seen = downloads.Count;
+                    quietSince = DateTime.UtcNow;
+                    return false;
+                }
+
+                return DateTime.UtcNow - quietSince > TimeSpan.FromMilliseconds(500);
+            }, TimeSpan.FromSeconds(30)), "downloads never stopped");
+            return seen;
+        }
+    }
+}
