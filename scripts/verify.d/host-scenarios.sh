@@ -10,9 +10,10 @@
 #   sequential-4         four such queries one after another on one database (seeds 1-4): the wall-time baseline
 #   concurrent-4-on-1    the four at once on one database (one memory scope), each on its own connection
 #   concurrent-4-dbs     the four at once, one database each
-#   long-lived           100 queries of a twentieth of the rows on one database kept open (40 warm-up queries first,
-#                        through their own databases), then idle past the pools' trim period (--idle-trim-seconds,
-#                        given to both drivers; stock ignores it)
+#   long-lived           100 queries of a twentieth of the rows on one database kept open (80 warm-up queries of the
+#                        same size first, through their own databases: a fresh process's tiered JIT grew the working
+#                        set by ~10 % over its first 100 queries, which a process that has run for hours is past), then
+#                        idle past the pools' trim period (--idle-trim-seconds, given to both drivers; stock ignores it)
 #   wide-16x16           the full result with parallel downloads and prefetch at 16 and a 400 MB download budget
 #                        (the JDBC-like settings of adbc-drivers/databricks PR #377)
 #
@@ -53,7 +54,7 @@ host_probe() {
     probe "$driver" sequential-4 "$quarter" "$run" --workload sequential --queries 4 --sample-every 1
     probe "$driver" concurrent-4-on-1 "$quarter" "$run" --workload concurrent --queries 4 --databases 1 --sample-every 1
     probe "$driver" concurrent-4-dbs "$quarter" "$run" --workload concurrent --queries 4 --databases 4 --sample-every 1
-    probe "$driver" long-lived "$twentieth" "$run" --workload sequential --queries 100 --warmup-queries 40 \
+    probe "$driver" long-lived "$twentieth" "$run" --workload sequential --queries 100 --warmup-queries 80 --warmup-rows "$twentieth" \
         --idle-seconds $((idle_trim_seconds + 5)) --property "adbc.databricks.memory.buffer_pool_idle_trim_seconds=$idle_trim_seconds"
     probe "$driver" wide-16x16 "$rows" "$run" --property adbc.databricks.cloudfetch.parallel_downloads=16 \
         --property adbc.databricks.cloudfetch.prefetch_count=16 --property adbc.databricks.cloudfetch.memory_buffer_size_mb=400
