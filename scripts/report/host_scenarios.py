@@ -11,7 +11,7 @@ also gets a chart, long-lived.png (working set and GC heap after each query, one
 import pathlib
 import statistics
 
-from write_report import MB, load, group
+from write_report import MB, fmt, load, group
 
 PARTIAL = ("partial-read", "partial-read-held")
 CONCURRENT = ("one-query", "sequential-4", "concurrent-4-on-1", "concurrent-4-dbs")
@@ -36,19 +36,14 @@ def med(runs, path):
 
 
 def show(value, unit):
-    if value is None:
-        return "n/a"
-    if unit == "MB":
-        return f"{value / MB:,.1f} MB"
-    if unit == "s":
-        return f"{value:.2f} s"
+    """The main table's formats (MB, s, plain numbers), plus milliseconds, percentages and ratios ("1.23x")."""
+    if value is None or unit not in ("ms", "%", "x"):
+        return fmt(value, "" if unit == "n" else unit)
     if unit == "ms":
         return f"{value * 1000:,.0f} ms"
     if unit == "%":
         return f"{value * 100:+.1f} %"
-    if unit == "x":
-        return f"{value:.2f}x"
-    return f"{value:,.0f}"
+    return f"{value:.2f}x"
 
 
 def ratio(a, b):
@@ -74,6 +69,13 @@ class Section:
 
     def target(self, name, goal, measured, met):
         self.targets.append({"name": name, "target": goal, "measured": measured, "met": bool(met)})
+
+    def peak_target(self, name, scenario, path, limit):
+        """Patched / stock of a peak (medians), met at or below `limit`."""
+        stock, patched = self.med("stock", scenario, path), self.med("patched", scenario, path)
+        r = ratio(patched, stock)
+        self.target(name, f"<= {limit}x", f"{r:.3f}x ({show(patched, 'MB')} vs {show(stock, 'MB')})" if r is not None else "n/a",
+                    r is not None and r <= limit)
 
     def side_by_side(self, scenarios, metrics):
         """One row per metric; per scenario a stock, a patched and a patched / stock column."""
@@ -127,11 +129,7 @@ def partial_read(s):
     ])
     s.runs_line(PARTIAL)
     for scenario in PARTIAL:
-        stock = s.med("stock", scenario, "peakWorkingSetAboveBeforeOpenBytes")
-        patched = s.med("patched", scenario, "peakWorkingSetAboveBeforeOpenBytes")
-        r = ratio(patched, stock)
-        s.target(f"{scenario}: peak working set above before open vs stock", "<= 0.25x",
-                 f"{r:.3f}x ({show(patched, 'MB')} vs {show(stock, 'MB')})" if r is not None else "n/a", r is not None and r <= 0.25)
+        s.peak_target(f"{scenario}: peak working set above before open vs stock", scenario, "peakWorkingSetAboveBeforeOpenBytes", 0.25)
         started = [dig(run, "partial-read.downloadsStartedAfterDispose") for run in s.runs("patched", scenario)]
         s.target(f"{scenario}: downloads started after the dispose (patched, every run)", "0",
                  ", ".join(str(n) for n in started) or "n/a", started and all(n == 0 for n in started))
@@ -292,10 +290,7 @@ def wide(s):
     stock, patched = s.med("stock", WIDE, "rowsPerSecond"), s.med("patched", WIDE, "rowsPerSecond")
     r = ratio(patched, stock)
     s.target("wide-16x16: rows per second vs stock", ">= 1x", f"{r:.2f}x" if r is not None else "n/a", r is not None and r >= 1)
-    stock, patched = s.med("stock", WIDE, peak_above_before_open), s.med("patched", WIDE, peak_above_before_open)
-    r = ratio(patched, stock)
-    s.target("wide-16x16: peak working set above before open vs stock", "<= 0.3x",
-             f"{r:.3f}x ({show(patched, 'MB')} vs {show(stock, 'MB')})" if r is not None else "n/a", r is not None and r <= 0.3)
+    s.peak_target("wide-16x16: peak working set above before open vs stock", WIDE, peak_above_before_open, 0.3)
 
 
 def correctness(groups):
