@@ -113,7 +113,9 @@ def partial_read(s):
                 "(`partial-read`), or after keeping the reader 1 s (`partial-read-held`, the pipeline fills up meanwhile). "
                 "The mock sends each file at a fixed rate, as a real network would, so downloads are in flight; what was sent "
                 "after the dispose comes from the mock's journal (each download's transfer, watched until 2 s after the "
-                "dispose and until no transfer is still sending).", ""]
+                "dispose and until no transfer is still sending). A transfer sent to the end after the dispose was read on: "
+                "by the driver, or by .NET's HTTP handler, which reads up to 1 MiB of an abandoned response to keep its "
+                "connection.", ""]
     s.side_by_side(PARTIAL, [
         ("Peak working set", "peakWorkingSetBytes", "MB"),
         ("Peak working set above before open", "peakWorkingSetAboveBeforeOpenBytes", "MB"),

@@ -1,6 +1,6 @@
 # Sourced by scripts/verify. What a Power BI host does besides one full read (issue 16), each scenario run stock and
 # patched interleaved, --runs times, by the memory probe (integration-tests/MemoryProbe, --workload): results go to
-# OUT/results-host/DRIVER-SCENARIO-RUN.json and counter recordings to OUT/counters-host/, and the report adds a
+# OUT/results-host/DRIVER-SCENARIO-RUN.json and counter recordings beside the others in OUT/counters/, and the report adds a
 # "Host scenarios" section (scripts/report/host_scenarios.py). The scenarios and why each is shaped as it is:
 #
 #   partial-read         first batch of the ~1 GB result, then reader, statement, connection and database disposed at
@@ -34,14 +34,16 @@ prepare_host_datasets() {
     done
 }
 
-# run_host_scenarios: every scenario above, stock then patched, run by run.
+# run_host_scenarios: every scenario above, stock then patched, run by run. Sets host_results (a global: the report
+# step passes it to the report writer).
 run_host_scenarios() {
-    local run driver host_results="$out/results-host" host_counters="$out/counters-host"
-    rm -rf "$host_results" "$host_counters"
-    mkdir -p "$host_results" "$host_counters"
+    local run driver
+    host_results="$out/results-host"
+    rm -rf "$host_results"
+    mkdir -p "$host_results"
     for run in $(seq 1 "$runs"); do
         for driver in stock patched; do
-            results="$host_results" counters="$host_counters" host_probe "$driver" "$run"
+            results="$host_results" host_probe "$driver" "$run"
         done
     done
 }
