@@ -1,8 +1,7 @@
 # Sourced by scripts/verify. What a Power BI host does besides one full read (issue 16), each scenario run stock and
 # patched interleaved, --runs times, by the memory probe (integration-tests/MemoryProbe, --workload): results go to
 # OUT/results-host/DRIVER-SCENARIO-RUN.json and counter recordings beside the others in OUT/counters/; the report
-# adds a
-# "Host scenarios" section (scripts/report/host_scenarios.py). The scenarios and why each is shaped as it is:
+# adds a "Host scenarios" section (scripts/report/host_scenarios.py). The scenarios and why each is shaped as it is:
 #
 #   partial-read         first batch of the ~1 GB result, then reader, statement, connection and database disposed at
 #                        once, with each file sent at --partial-read-bps (a real network: downloads are in flight then)
