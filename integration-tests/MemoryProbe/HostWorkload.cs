@@ -13,8 +13,8 @@ namespace MemoryProbe
     /// What a Power BI host does besides one full read (issue 16), one workload per probe process: a partial read
     /// (<see cref="PartialReadWorkload"/>), queries at once on one database or several (<see cref="ConcurrentWorkload"/>),
     /// queries one after another on a database kept open, then idle (<see cref="SequentialWorkload"/>). The frame is the
-    /// full read's: a warm-up query, a compacting collection as the baseline, the memory sampler, and a compacting
-    /// collection after everything is disposed; each workload adds its own facts under its name.
+    /// full read's: warm-up queries (<c>--warmup-queries</c>), collections before the baseline, the memory sampler, and a
+    /// compacting collection after everything is disposed; each workload adds its own facts under its name.
     /// </summary>
     internal static class HostWorkload
     {

@@ -45,7 +45,12 @@ namespace MemoryProbe
 
             // Right after the dispose returned, before anything the driver left running had time to finish; the peak
             // first, because the compacting collection raises the working set itself.
-            long peakWorkingSet = Process.GetCurrentProcess().PeakWorkingSet64;
+            long peakWorkingSet;
+            using (var process = Process.GetCurrentProcess())
+            {
+                peakWorkingSet = process.PeakWorkingSet64;
+            }
+
             long heapRightAfterDispose = Program.CompactingCollect();
             await Task.Delay(Settle).ConfigureAwait(false);
             List<JournalEntry> after = await WaitUntilNoTransferIsSendingAsync(admin, tag).ConfigureAwait(false);
@@ -65,6 +70,7 @@ namespace MemoryProbe
                 ["bytesSentBeforeDispose"] = before.Values.Sum(SentBytes),
                 ["downloadsStartedAfterDispose"] = started.Count,
                 ["bytesSentAfterDispose"] = sentAfter,
+                ["transfersStillSendingAtTheEnd"] = after.Count(e => e.Transfer?.State == "sending"),
                 ["transfersCompletedAfterDispose"] = after.Count(e => e.Transfer?.State == "complete" && before.TryGetValue(e.Seq, out JournalEntry? b) && b.Transfer?.State == "sending"),
                 ["poolBytesInUseRightAfterDispose"] = overlay.Scopes.Count == 0 ? null : disposal.PoolInUseRightAfterDispose,
                 ["gcHeapRightAfterDisposeBytes"] = heapRightAfterDispose,

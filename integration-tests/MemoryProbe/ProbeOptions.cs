@@ -66,7 +66,7 @@ namespace MemoryProbe
         /// </summary>
         public int WarmupQueries { get; private set; } = 1;
 
-        /// <summary>What the probe does with the driver (<see cref="HostWorkload.Names"/>); full-read is the one query above.</summary>
+        /// <summary>What the probe does with the driver: full-read (the one query above), or a host workload (see <see cref="HostWorkload"/>).</summary>
         public string Workload { get; private set; } = HostWorkload.FullRead;
 
         /// <summary>Queries of a concurrent or sequential workload.</summary>
