@@ -6,21 +6,20 @@
 # With Docker and a registry (the default base is the official .NET SDK image, which brings the SDK, git, curl):
 #   docker build -f docker/harness.Dockerfile -t adbc-databricks-harness:local docker
 # Without a registry (CI, these machines) scripts/build-images.sh builds it on a local base made with debootstrap
-# (git, python3, curl, lz4, thrift-compiler already in), with EXTRA_PACKAGES empty; that image has no .NET inside: the host's SDK
+# (git, python3, curl, lz4 already in), with EXTRA_PACKAGES empty; that image has no .NET inside: the host's SDK
 # folder is bind-mounted read-only at /usr/share/dotnet at run time (docker/compose.local-sdk.yaml), which
 # is much cheaper than copying ~620 MB of SDK into an image on every machine.
 ARG BASE_IMAGE=mcr.microsoft.com/dotnet/sdk:10.0
 FROM ${BASE_IMAGE}
 
 # What verify needs beyond the SDK: git (the checkout, its worktree), python3 (+ matplotlib for the report's
-# chart), curl (waiting for the mock), lz4 + liblz4 (reference LZ4 in the suites), thrift-compiler (the mock's
-# TCLIService structs are generated from its IDL when verify builds it). Installed only when missing,
+# chart), curl (waiting for the mock), lz4 + liblz4 (reference LZ4 in the suites). Installed only when missing,
 # so a base that already has them (the local one) needs no package mirror during the build. The official SDK
 # image links /usr/bin/dotnet already; on the local base the link points at the SDK mount to come.
 ARG EXTRA_PACKAGES="python3-matplotlib"
 RUN set -e; \
     missing=""; \
-    for p in ca-certificates git python3 curl lz4 liblz4-1 thrift-compiler ${EXTRA_PACKAGES}; do \
+    for p in ca-certificates git python3 curl lz4 liblz4-1 ${EXTRA_PACKAGES}; do \
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"; \
     done; \
     if [ -n "$missing" ]; then \

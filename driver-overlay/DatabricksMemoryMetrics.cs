@@ -75,9 +75,21 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public static readonly Counter<long> Trimmed = s_meter.CreateCounter<long>(
             "adbc.databricks.memory.trimmed", "By", "Free bytes the scope's pool gave back while idle or short of memory.");
 
-        /// <summary>Bytes served without pooling: scope released, pooling disabled, or larger than the pool's largest size.</summary>
+        /// <summary>
+        /// Bytes served without pooling: scope released, pooling disabled, larger than the pool's largest size, or (record
+        /// batch bodies) smaller than its smallest.
+        /// </summary>
         public static readonly Counter<long> Unpooled = s_meter.CreateCounter<long>(
             "adbc.databricks.memory.unpooled", "By", "Bytes allocated outside the pool.");
+
+        /// <summary>
+        /// Rented bytes the GC collected without their rental being disposed: record batches the application never
+        /// disposed, a body Apache.Arrow's reader allocated for a message it then found truncated, a dictionary batch's
+        /// body (the reader keeps the dictionary, never disposes it). Also taken off <see cref="InUse"/>, so that gauge
+        /// does not drift; the array itself never goes back to the pool (something may still read it).
+        /// </summary>
+        public static readonly Counter<long> Collected = s_meter.CreateCounter<long>(
+            "adbc.databricks.memory.collected", "By", "Rented bytes collected by the GC without being returned.");
 
         /// <summary>Decompressed bytes produced by the LZ4 frame decoder.</summary>
         public static readonly Counter<long> Lz4DecodedBytes = s_meter.CreateCounter<long>(

@@ -88,10 +88,24 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>The defaults.</summary>
         public static DatabricksMemoryOptions Default { get; } = new DatabricksMemoryOptions();
 
+        /// <summary>What every key above starts with; any other key under it is refused as unknown (a misspelt limit must not pass silently).</summary>
+        public const string KeyPrefix = "adbc.databricks.memory.";
+
+        private static readonly Option[] s_options =
+        {
+            new Option(PoolingEnabledKey, (o, k, v) => o.PoolingEnabled = ParseBool(k, v), o => o.PoolingEnabled),
+            new Option(BufferPoolMaxRetainedMbKey, (o, k, v) => o.BufferPoolMaxRetainedBytes = ParseMebibytes(k, v, minimum: 0, maximum: 1024 * 1024) * MiB, o => o.BufferPoolMaxRetainedBytes),
+            new Option(BufferPoolMaxArrayMbKey, (o, k, v) => o.BufferPoolMaxArrayLength = (int)ParseMebibytes(k, v, minimum: 1, maximum: 1024) * MiB, o => o.BufferPoolMaxArrayLength),
+            new Option(ArrowBatchesPooledKey, (o, k, v) => o.ArrowBatchesPooled = ParseBool(k, v), o => o.ArrowBatchesPooled),
+            new Option(ArrowBatchPoolMaxRetainedMbKey, (o, k, v) => o.ArrowBatchPoolMaxRetainedBytes = ParseMebibytes(k, v, minimum: 0, maximum: 1024 * 1024) * MiB, o => o.ArrowBatchPoolMaxRetainedBytes),
+            new Option(PoisonReturnedArraysKey, (o, k, v) => o.PoisonReturnedArrays = ParseBool(k, v), o => o.PoisonReturnedArrays),
+            new Option(BufferPoolIdleTrimSecondsKey, (o, k, v) => o.BufferPoolIdleTrimPeriod = TimeSpan.FromSeconds(ParseSeconds(k, v, maximum: 86_400)), o => o.BufferPoolIdleTrimPeriod),
+        };
+
         /// <summary>
         /// Reads the options from connection properties (keys compared case-insensitively, like the driver's merge of
-        /// database and connection properties). Unknown keys are ignored; a malformed value is an error that names
-        /// the key and the value.
+        /// database and connection properties). Keys outside <see cref="KeyPrefix"/> are ignored; an unknown key under it,
+        /// or a malformed value, is an error that names the key and the value.
         /// </summary>
         public static DatabricksMemoryOptions FromProperties(IReadOnlyDictionary<string, string>? properties)
         {
@@ -103,41 +117,62 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             foreach (KeyValuePair<string, string> property in properties)
             {
-                string key = property.Key;
-                if (Is(key, PoolingEnabledKey))
-                {
-                    options.PoolingEnabled = ParseBool(key, property.Value);
-                }
-                else if (Is(key, BufferPoolMaxRetainedMbKey))
-                {
-                    options.BufferPoolMaxRetainedBytes = ParseMebibytes(key, property.Value, minimum: 0, maximum: 1024 * 1024) * MiB;
-                }
-                else if (Is(key, BufferPoolMaxArrayMbKey))
-                {
-                    options.BufferPoolMaxArrayLength = (int)ParseMebibytes(key, property.Value, minimum: 1, maximum: 1024) * MiB;
-                }
-                else if (Is(key, ArrowBatchesPooledKey))
-                {
-                    options.ArrowBatchesPooled = ParseBool(key, property.Value);
-                }
-                else if (Is(key, ArrowBatchPoolMaxRetainedMbKey))
-                {
-                    options.ArrowBatchPoolMaxRetainedBytes = ParseMebibytes(key, property.Value, minimum: 0, maximum: 1024 * 1024) * MiB;
-                }
-                else if (Is(key, PoisonReturnedArraysKey))
-                {
-                    options.PoisonReturnedArrays = ParseBool(key, property.Value);
-                }
-                else if (Is(key, BufferPoolIdleTrimSecondsKey))
-                {
-                    options.BufferPoolIdleTrimPeriod = TimeSpan.FromSeconds(ParseSeconds(key, property.Value, maximum: 86_400));
-                }
+                OptionFor(property.Key)?.Apply(options, property.Key, property.Value);
             }
 
             return options;
         }
 
-        private static bool Is(string key, string expected) => string.Equals(key, expected, StringComparison.OrdinalIgnoreCase);
+        /// <summary>
+        /// Checks the memory keys among the options given to a database's <c>Connect</c>. The connection shares the
+        /// database's scope, so they cannot apply to it alone: a key that agrees with the database's value is accepted
+        /// (hosts often pass the same properties at both levels), one that differs is refused with an error that names
+        /// it and says the option is database-level, and a malformed value is refused as at database level.
+        /// </summary>
+        public static void CheckConnectOptions(IReadOnlyDictionary<string, string>? connectOptions, DatabricksMemoryOptions database)
+        {
+            if (connectOptions == null)
+            {
+                return;
+            }
+
+            foreach (KeyValuePair<string, string> property in connectOptions)
+            {
+                Option? option = OptionFor(property.Key);
+                if (option == null)
+                {
+                    continue;
+                }
+
+                var given = new DatabricksMemoryOptions();
+                option.Apply(given, property.Key, property.Value);
+                if (!Equals(option.Value(given), option.Value(database)))
+                {
+                    throw new ArgumentException(
+                        $"Parameter '{property.Key}' value '{property.Value}' was given to Connect, but memory options are database-level: " +
+                        $"every connection shares its database's memory scope, whose value is {option.Value(database)}. Set it in the database's properties.");
+                }
+            }
+        }
+
+        /// <summary>The option a key names; null for a key outside <see cref="KeyPrefix"/>; an error for an unknown one under it.</summary>
+        private static Option? OptionFor(string key)
+        {
+            if (!key.StartsWith(KeyPrefix, StringComparison.OrdinalIgnoreCase))
+            {
+                return null;
+            }
+
+            foreach (Option option in s_options)
+            {
+                if (string.Equals(key, option.Key, StringComparison.OrdinalIgnoreCase))
+                {
+                    return option;
+                }
+            }
+
+            throw new ArgumentException($"Parameter '{key}' is not a known memory option. Known options: {string.Join(", ", System.Array.ConvertAll(s_options, o => o.Key))}.");
+        }
 
         private static bool ParseBool(string key, string value)
         {
@@ -167,6 +202,23 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
 
             throw new ArgumentException($"Parameter '{key}' value '{value}' is invalid. It must be a whole number of MiB from {minimum} to {maximum}.");
+        }
+
+        /// <summary>One memory key: how to read it into options, and the value it sets (to compare two sets of options).</summary>
+        private sealed class Option
+        {
+            public Option(string key, Action<DatabricksMemoryOptions, string, string> apply, Func<DatabricksMemoryOptions, object> value)
+            {
+                Key = key;
+                Apply = apply;
+                Value = value;
+            }
+
+            public string Key { get; }
+
+            public Action<DatabricksMemoryOptions, string, string> Apply { get; }
+
+            public Func<DatabricksMemoryOptions, object> Value { get; }
         }
     }
 }

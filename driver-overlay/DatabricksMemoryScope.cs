@@ -108,6 +108,18 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             new DatabricksMemoryLease(new DatabricksMemoryScope(DatabricksMemoryOptions.FromProperties(properties)));
 
         /// <summary>
+        /// A lease for a connection the database opens with <c>Connect(connectOptions)</c>: the memory keys among those
+        /// options are checked first (<see cref="DatabricksMemoryOptions.CheckConnectOptions"/>), because the connection
+        /// shares this scope and they cannot apply to it alone; an <see cref="ArgumentException"/> names a key that differs
+        /// from the database's or is malformed.
+        /// </summary>
+        public DatabricksMemoryLease AcquireLease(IReadOnlyDictionary<string, string>? connectOptions)
+        {
+            DatabricksMemoryOptions.CheckConnectOptions(connectOptions, Options);
+            return AcquireLease();
+        }
+
+        /// <summary>
         /// One more reference for a user of the scope (a connection). On a released scope the lease is detached:
         /// it works, every rent is unpooled, and disposing it does nothing.
         /// </summary>
@@ -132,7 +144,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             options.BufferPoolMaxArrayLength,
             options.PoolingEnabled && options.ArrowBatchesPooled ? options.ArrowBatchPoolMaxRetainedBytes : 0,
             new PoolMeter(idTag, DatabricksMemoryMetrics.ArrowBatchPoolTag),
-            options.BufferPoolIdleTrimPeriod); // an idle database gives its free batch arrays back too
+            options.BufferPoolIdleTrimPeriod, // an idle database gives its free batch arrays back too
+            PoolBuckets.QuarterSteps); // batches the application keeps hold at most 1.25x their bytes
 
         /// <summary>Called once per non-detached lease by <see cref="DatabricksMemoryLease.Dispose"/>.</summary>
         internal void ReleaseReference()

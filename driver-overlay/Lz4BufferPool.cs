@@ -31,12 +31,13 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// Every rent is a <see cref="PooledArray"/> that owns its array until disposed, and gives it back exactly once:
     /// ownership is per rental, not per array, so no sequence of returns (a late second one included) can hand one
     /// array to two renters. The pool holds free arrays only; it keeps no reference to what it lent out, so a rental
-    /// that is never disposed is collected with its array. Its bytes stay in <see cref="InUseBytes"/> (and the
-    /// <c>in_use</c> gauge): that gauge counts what has not come back, which makes a leak visible instead of hiding it.
+    /// that is never disposed is collected with its array; its bytes then move from <see cref="InUseBytes"/> (the
+    /// <c>in_use</c> gauge) to the <c>collected</c> counter, which makes a leak visible without the gauge drifting.
     /// </para>
     /// <para>
-    /// Arrays come in power-of-two sizes from <see cref="MinimumArrayLength"/> to the configured maximum; larger
-    /// requests are served unpooled. Returned arrays are kept while the pool's free bytes stay under the cap, and
+    /// Arrays come in the sizes of the pool's <see cref="PoolBuckets"/> (powers of two for LZ4 buffers, quarter steps for
+    /// record batch bodies) up to the configured maximum; larger requests are served unpooled, exactly sized. Returned
+    /// arrays are kept while the pool's free bytes stay under the cap, and
     /// dropped to the GC otherwise. <see cref="Trim"/> drops every free array (rentals in use are untouched); after
     /// <see cref="Release"/> rents allocate unpooled arrays and returns are dropped: nothing throws because of
     /// disposal order. Arrays are not cleared on return (clearing 4 MB costs ~80 µs per file); the pool is never
@@ -46,14 +47,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// </remarks>
     internal sealed class Lz4BufferPool
     {
-        public const int MinimumArrayLength = 64 * 1024;
+        public const int MinimumArrayLength = PoolBuckets.MinimumArrayLength;
 
         /// <summary>The largest bucket: doubling 64 KiB once more would overflow an int.</summary>
         public const int MaximumArrayLength = 1 << 30;
 
-        /// <summary>How many buckets above its own a rent looks in for a free array before allocating (at most 4x the size).</summary>
-        public const int LargerBucketsToTry = 2;
-
+        private readonly PoolBuckets _layout;
         private readonly Stack<byte[]>[] _buckets;
         private readonly long _maxRetainedBytes;
         private readonly PoolMeter _meter;
@@ -70,7 +69,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// After this long without a rent or return, free arrays go back to the GC; zero (the default) keeps them
         /// until release. Gen2 trimming (see <see cref="Lz4BufferPoolTrimmer"/>) runs whenever the pool keeps anything.
         /// </param>
-        public Lz4BufferPool(int maxArrayLength, long maxRetainedBytes, PoolMeter meter, TimeSpan idleTrimPeriod = default)
+        /// <param name="layout">The array sizes; <see cref="PoolBuckets.PowersOfTwo"/> (LZ4 buffers) when null.</param>
+        public Lz4BufferPool(int maxArrayLength, long maxRetainedBytes, PoolMeter meter, TimeSpan idleTrimPeriod = default, PoolBuckets? layout = null)
         {
             if (maxArrayLength < MinimumArrayLength)
             {
@@ -87,7 +87,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 throw new ArgumentOutOfRangeException(nameof(maxRetainedBytes), maxRetainedBytes, "must not be negative");
             }
 
-            _buckets = new Stack<byte[]>[BucketIndex(maxArrayLength) + 1];
+            _layout = layout ?? PoolBuckets.PowersOfTwo;
+            _buckets = new Stack<byte[]>[_layout.IndexOf(PoolBuckets.PowersOfTwo.SizeOf(PoolBuckets.PowersOfTwo.IndexOf(maxArrayLength))) + 1];
             for (int i = 0; i < _buckets.Length; i++)
             {
                 _buckets[i] = new Stack<byte[]>();
@@ -98,7 +99,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 throw new ArgumentOutOfRangeException(nameof(idleTrimPeriod), idleTrimPeriod, "must not be negative");
             }
 
-            MaxArrayLength = BucketSize(_buckets.Length - 1);
+            MaxArrayLength = _layout.SizeOf(_buckets.Length - 1);
             _maxRetainedBytes = maxRetainedBytes;
             _meter = meter;
             if (maxRetainedBytes > 0)
@@ -126,17 +127,20 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>Rents plus returns so far; the trimmer compares it between two looks to tell whether the pool was used.</summary>
         internal long Activity => Interlocked.Read(ref _activity);
 
+        /// <summary>The array sizes of this pool.</summary>
+        public PoolBuckets Layout => _layout;
+
         /// <summary>
         /// The length of the array <see cref="Rent"/> allocates for <paramref name="minimumLength"/> when it has to;
-        /// a free array up to <see cref="LargerBucketsToTry"/> buckets larger may be handed out instead.
+        /// a free array up to <see cref="PoolBuckets.LargerBucketsToTry"/> buckets larger may be handed out instead.
         /// </summary>
         public int ArrayLengthFor(int minimumLength) =>
-            _released || minimumLength <= 0 || minimumLength > MaxArrayLength ? Math.Max(minimumLength, 0) : BucketSize(BucketIndex(minimumLength));
+            minimumLength <= 0 || IsUnpooled(minimumLength) ? Math.Max(minimumLength, 0) : _layout.SizeOf(_layout.IndexOf(minimumLength));
 
         /// <summary>
         /// Rents an array of at least <paramref name="minimumLength"/> bytes: a free one from its bucket or up to
-        /// <see cref="LargerBucketsToTry"/> buckets larger, else a new one of its bucket's size (exactly that length
-        /// when unpooled). The array is the caller's until it disposes the rental.
+        /// <see cref="PoolBuckets.LargerBucketsToTry"/> buckets larger, else a new one of its bucket's size (exactly
+        /// that length when unpooled). The array is the caller's until it disposes the rental.
         /// </summary>
         public PooledArray Rent(int minimumLength)
         {
@@ -151,17 +155,17 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 return new PooledArray(null, System.Array.Empty<byte>());
             }
 
-            if (_released || minimumLength > MaxArrayLength)
+            if (IsUnpooled(minimumLength))
             {
                 _meter.Unpooled(minimumLength);
                 return new PooledArray(null, AllocateUninitialized(minimumLength));
             }
 
-            int index = BucketIndex(minimumLength);
+            int index = _layout.IndexOf(minimumLength);
             byte[]? array = TakeFreeFitting(index);
             if (array == null)
             {
-                array = AllocateUninitialized(BucketSize(index));
+                array = AllocateUninitialized(_layout.SizeOf(index));
                 _meter.Allocated(array.Length);
             }
 
@@ -174,12 +178,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// </summary>
         public PooledArray? TryRentFree(int minimumLength)
         {
-            if (_released || minimumLength <= 0 || minimumLength > MaxArrayLength)
+            if (minimumLength <= 0 || IsUnpooled(minimumLength))
             {
                 return null;
             }
 
-            byte[]? array = TakeFreeFitting(BucketIndex(minimumLength));
+            byte[]? array = TakeFreeFitting(_layout.IndexOf(minimumLength));
             if (array == null)
             {
                 return null;
@@ -241,6 +245,17 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             DropFreeArrays();
         }
 
+        /// <summary>
+        /// Called once per pooled rental that was never disposed, after the GC collected it (by its
+        /// <see cref="PooledArray"/>'s finalizable watch, which does not hold the array): its bytes are no longer in use.
+        /// </summary>
+        internal void Collected(int length)
+        {
+            Interlocked.Add(ref _inUseBytes, -length);
+            _meter.InUse(-length);
+            _meter.Collected(length);
+        }
+
         /// <summary>Called once per pooled rental, by <see cref="PooledArray.Dispose"/>.</summary>
         internal void Return(byte[] array)
         {
@@ -251,7 +266,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             if (!_released && TryReserve(array.Length))
             {
-                Stack<byte[]> bucket = _buckets[BucketIndex(array.Length)];
+                Stack<byte[]> bucket = _buckets[_layout.IndexOf(array.Length)];
                 lock (bucket)
                 {
                     // Release may have run since the reservation; it only drains buckets, so re-check under the lock.
@@ -269,16 +284,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             _meter.Dropped(array.Length);
         }
 
-        /// <summary>
-        /// A free array from the request's own bucket, else from one of the next <see cref="LargerBucketsToTry"/>
-        /// buckets up. Why: a result's last file (and a batch's last body) is usually smaller than the others; taking
-        /// an idle larger array that is already in memory costs nothing, where allocating its own bucket's size
-        /// added ~8-10 MB to the peak working set at the end of every 1 GB query (scripts/verify on tag 21: patched peak
-        /// 161.7 MB before, 151.9-152.6 MB after; docs/results/verify-run-1..4).
-        /// </summary>
+        /// <summary>A free array from the request's own bucket, else from one of the next <see cref="PoolBuckets.LargerBucketsToTry"/> buckets up.</summary>
         private byte[]? TakeFreeFitting(int index)
         {
-            int last = Math.Min(index + LargerBucketsToTry, _buckets.Length - 1);
+            int last = Math.Min(index + _layout.LargerBucketsToTry, _buckets.Length - 1);
             for (int i = index; i <= last; i++)
             {
                 byte[]? array = TakeFree(i);
@@ -337,20 +346,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        private static int BucketIndex(int length)
-        {
-            int index = 0;
-            int size = MinimumArrayLength;
-            while (size < length)
-            {
-                size <<= 1;
-                index++;
-            }
-
-            return index;
-        }
-
-        private static int BucketSize(int index) => MinimumArrayLength << index;
+        /// <summary>Requests served by a fresh exact array: the pool is released, the request is beyond its largest array, or below its smallest where the layout does not pool those.</summary>
+        private bool IsUnpooled(int length) =>
+            _released || length > MaxArrayLength || (length < MinimumArrayLength && !_layout.PoolsSmallRequests);
 
         private static byte[] AllocateUninitialized(int length)
         {

@@ -126,6 +126,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             int position = 0;
             int written = 0;
+            int cleared = 0;
             long upper = 0;
             long lower = 0;
             long lastBlockSlack = 0;
@@ -136,7 +137,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 if (source.Length - position < 4)
                 {
                     throw new Lz4FormatException(
-                        $"{source.Length - position} trailing byte(s) after frame {frameCount}, too short for a frame's magic number",
+                        position == 0
+                            ? $"the input is {source.Length} byte(s), too short for an LZ4 frame (at least 7)"
+                            : $"{source.Length - position} trailing byte(s) after frame {frameCount}, too short for a frame's magic number",
                         position);
                 }
 
@@ -147,7 +150,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     largestBlockMax = Math.Max(largestBlockMax, header.BlockMaxSize);
                     if (destination != null)
                     {
-                        written = DecodeFrame(source, ref position, header, destination, written);
+                        written = DecodeFrame(source, ref position, header, destination, written, ref cleared);
                     }
                     else
                     {
@@ -172,9 +175,13 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 }
             }
 
-            if (destination == null && upper > MaxOutputLength)
+            // Only a certain size is refused: the unmeasured upper bound counts every block at its frame's maximum, and
+            // valid files (many small blocks under a 4 MiB maximum) can claim far more than they decode to.
+            if (destination == null && (lower > MaxOutputLength || (measure == Lz4Measure.All && upper > MaxOutputLength)))
             {
-                throw new Lz4FormatException($"the input decodes to more than the 2 GiB one buffer can hold (at least {lower} bytes)", 0);
+                throw new Lz4FormatException(
+                    $"the input decodes to {(measure == Lz4Measure.All ? upper : lower)}{(measure == Lz4Measure.All ? "" : " or more")} bytes, more than the 2 GiB one buffer can hold",
+                    0);
             }
 
             bounds = new Lz4SizeBounds(upper, Math.Min(lower, upper), largestBlockMax, Math.Min(lastBlockSlack, upper));
@@ -307,7 +314,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 if (measure == Lz4Measure.All && frameUpper != header.ContentSize.Value)
                 {
                     throw new Lz4FormatException(
-                        $"the frame declares {header.ContentSize.Value} bytes of content but decodes to {frameUpper}",
+                        $"the frame declares {header.DeclaredContentSize} bytes of content but decodes to {frameUpper}",
                         frameStart);
                 }
 
@@ -321,7 +328,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private static bool IsLastBlock(ReadOnlySpan<byte> source, int next) =>
             source.Length - next >= 4 && BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(next)) == 0;
 
-        private static int DecodeFrame(ReadOnlySpan<byte> source, ref int position, Lz4FrameHeader header, byte[] destination, int written)
+        /// <summary>
+        /// Decodes one frame at <paramref name="written"/>. Without a content checksum the output is cleared ahead of each
+        /// block (once per byte, tracked by <paramref name="cleared"/>), why: K4os' block decoder accepts a match with
+        /// offset 0, which copies bytes the block has not written yet, so a corrupt or hostile block would otherwise return
+        /// what the pooled destination held from an earlier decode (another file, maybe another connection's). A content
+        /// checksum refuses such output instead (it cannot match bytes the sender never saw), so those frames skip it.
+        /// </summary>
+        private static int DecodeFrame(ReadOnlySpan<byte> source, ref int position, Lz4FrameHeader header, byte[] destination, int written, ref int cleared)
         {
             int frameStart = position;
             position += header.Length;
@@ -333,7 +347,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 if (declared > MaxOutputLength - (long)written)
                 {
                     throw new Lz4FormatException(
-                        $"the frame declares {declared} bytes of content, beyond the 2 GiB limit of one buffer",
+                        $"the frame declares {header.DeclaredContentSize} bytes of content, beyond the 2 GiB limit of one buffer",
                         frameStart);
                 }
 
@@ -367,6 +381,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 }
                 else
                 {
+                    if (!header.ContentChecksum)
+                    {
+                        ClearAhead(destination, written, maxOutput, ref cleared);
+                    }
+
                     written += DecodeBlock(block, destination, written, header.IndependentBlocks ? written : frameOutputStart, maxOutput, blockStart);
                 }
 
@@ -387,11 +406,23 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             if (header.ContentSize.HasValue && written - frameOutputStart != header.ContentSize.Value)
             {
                 throw new Lz4FormatException(
-                    $"the frame declares {header.ContentSize.Value} bytes of content but decodes to {written - frameOutputStart}",
+                    $"the frame declares {header.DeclaredContentSize} bytes of content but decodes to {written - frameOutputStart}",
                     frameStart);
             }
 
             return written;
+        }
+
+        /// <summary>Zeroes what a block decoded at <paramref name="written"/> may write or read, except what an earlier block's clearing already covered.</summary>
+        private static void ClearAhead(byte[] destination, int written, int maxOutput, ref int cleared)
+        {
+            int end = written + Math.Min(destination.Length - written, maxOutput);
+            int start = Math.Max(cleared, written);
+            if (end > start)
+            {
+                System.Array.Clear(destination, start, end - start);
+                cleared = end;
+            }
         }
 
         /// <summary>

@@ -24,14 +24,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// <summary>A parsed and validated LZ4 frame descriptor (lz4_Frame_format.md, version 1).</summary>
     internal readonly struct Lz4FrameHeader
     {
-        private Lz4FrameHeader(int length, int blockMaxSize, bool independentBlocks, bool blockChecksum, bool contentChecksum, long? contentSize)
+        private Lz4FrameHeader(int length, int blockMaxSize, bool independentBlocks, bool blockChecksum, bool contentChecksum, ulong? declaredContentSize)
         {
             Length = length;
             BlockMaxSize = blockMaxSize;
             IndependentBlocks = independentBlocks;
             BlockChecksum = blockChecksum;
             ContentChecksum = contentChecksum;
-            ContentSize = contentSize;
+            DeclaredContentSize = declaredContentSize;
+            ContentSize = declaredContentSize.HasValue ? (long)Math.Min(declaredContentSize.Value, long.MaxValue) : null;
         }
 
         /// <summary>Header length in bytes, magic number included.</summary>
@@ -45,7 +46,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public bool ContentChecksum { get; }
 
+        /// <summary>The declared content size, capped at long.MaxValue for arithmetic (any size that large is refused anyway).</summary>
         public long? ContentSize { get; }
+
+        /// <summary>The content size field as written, for messages.</summary>
+        public ulong? DeclaredContentSize { get; }
 
         /// <summary>Reads the header of the frame whose magic number starts at <paramref name="frameStart"/>.</summary>
         public static Lz4FrameHeader Read(ReadOnlySpan<byte> source, int frameStart)
@@ -91,11 +96,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 throw new Lz4FormatException("the frame header is cut off", frameStart);
             }
 
-            long? contentSize = null;
+            ulong? contentSize = null;
             if (hasContentSize)
             {
-                ulong declared = BinaryPrimitives.ReadUInt64LittleEndian(source.Slice(descriptor + 2));
-                contentSize = declared > long.MaxValue ? long.MaxValue : (long)declared;
+                contentSize = BinaryPrimitives.ReadUInt64LittleEndian(source.Slice(descriptor + 2));
             }
 
             byte expectedChecksum = source[descriptor + descriptorLength];
@@ -113,7 +117,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 independentBlocks: (flags & 0x20) != 0,
                 blockChecksum: (flags & 0x10) != 0,
                 contentChecksum: (flags & 0x04) != 0,
-                contentSize: contentSize);
+                declaredContentSize: contentSize);
         }
     }
 }

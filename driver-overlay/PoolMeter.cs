@@ -49,6 +49,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public void Unpooled(long bytes) => DatabricksMemoryMetrics.Unpooled.Add(bytes, _scope, _pool);
 
+        public void Collected(long bytes) => DatabricksMemoryMetrics.Collected.Add(bytes, _scope, _pool);
+
         public void Trimmed(long bytes, Lz4TrimReason reason) =>
             DatabricksMemoryMetrics.Trimmed.Add(bytes, _scope, _pool, reason == Lz4TrimReason.Idle ? s_idle : reason == Lz4TrimReason.IdleAcrossGen2 ? s_gen2Idle : s_memoryPressure);
     }

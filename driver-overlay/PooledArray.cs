@@ -28,11 +28,13 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// Ownership belongs to the rental, not to the array: a handle can give its array back only once, however often
     /// and from however many threads it is disposed, so a late second return can never put an array that another
     /// renter now holds back into the pool. The pool keeps no reference to a rental; one that is never disposed is
-    /// collected with its array (and stays counted in the pool's in-use bytes, which is how the meter shows a leak).
+    /// collected with its array, and a small finalizable watch (which does not hold the array, so the array is not
+    /// kept for an extra collection) then takes its bytes off the pool's in-use count and counts them as collected.
     /// </remarks>
     internal sealed class PooledArray : IDisposable
     {
         private readonly Lz4BufferPool? _pool;
+        private readonly CollectionWatch? _watch;
         private byte[]? _array;
 
         /// <param name="pool">The pool to give the array back to; null for an unpooled array, which is just dropped.</param>
@@ -41,6 +43,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             _pool = pool;
             _array = array;
             Length = array.Length;
+            if (pool != null)
+            {
+                _watch = new CollectionWatch(pool, array.Length);
+            }
         }
 
         /// <summary>The rented array. Throws once disposed, so no one writes to an array another renter may own.</summary>
@@ -56,10 +62,26 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public void Dispose()
         {
             byte[]? array = Interlocked.Exchange(ref _array, null);
-            if (array != null)
+            if (array != null && _pool != null)
             {
-                _pool?.Return(array);
+                GC.SuppressFinalize(_watch!);
+                _pool.Return(array);
             }
+        }
+
+        /// <summary>Finalized only when its rental was collected undisposed: the rental's bytes are no longer in use.</summary>
+        private sealed class CollectionWatch
+        {
+            private readonly Lz4BufferPool _pool;
+            private readonly int _length;
+
+            public CollectionWatch(Lz4BufferPool pool, int length)
+            {
+                _pool = pool;
+                _length = length;
+            }
+
+            ~CollectionWatch() => _pool.Collected(_length);
         }
     }
 }

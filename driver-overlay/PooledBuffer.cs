@@ -61,8 +61,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             Interlocked.Exchange(ref _rental, null)?.Dispose();
         }
 
+        /// <summary>
+        /// The read-only stream <see cref="ToStream"/> returns. Every read and the disposal take one lock (uncontended,
+        /// once per read call), as <see cref="DeferredLz4Stream"/> does: a dispose from another thread then waits for a
+        /// read in progress instead of giving back an array that is still being copied from (the next renter's bytes
+        /// could otherwise reach this reader), and every read after it throws <see cref="ObjectDisposedException"/>.
+        /// </summary>
         private sealed class ReturningStream : MemoryStream
         {
+            private readonly object _gate = new object();
             private readonly PooledBuffer _owner;
             private readonly byte[] _array;
 
@@ -78,6 +85,30 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 _array = array;
             }
 
+            public override int Read(byte[] buffer, int offset, int count)
+            {
+                lock (_gate)
+                {
+                    return base.Read(buffer, offset, count);
+                }
+            }
+
+            public override int ReadByte()
+            {
+                lock (_gate)
+                {
+                    return base.ReadByte();
+                }
+            }
+
+            public override void WriteTo(Stream stream)
+            {
+                lock (_gate)
+                {
+                    base.WriteTo(stream);
+                }
+            }
+
 #if NETCOREAPP2_1_OR_GREATER
             /// <summary>
             /// Copies straight from the pooled array. MemoryStream takes its own copy-free path only when the stream is
@@ -88,16 +119,19 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             /// </summary>
             public override int Read(Span<byte> buffer)
             {
-                int position = (int)Position; // throws once disposed
-                int count = Math.Min(buffer.Length, (int)Length - position);
-                if (count <= 0)
+                lock (_gate)
                 {
-                    return 0;
-                }
+                    int position = (int)Position; // throws once disposed
+                    int count = Math.Min(buffer.Length, (int)Length - position);
+                    if (count <= 0)
+                    {
+                        return 0;
+                    }
 
-                _array.AsSpan(position, count).CopyTo(buffer);
-                Position = position + count;
-                return count;
+                    _array.AsSpan(position, count).CopyTo(buffer);
+                    Position = position + count;
+                    return count;
+                }
             }
 #endif
 
@@ -107,20 +141,26 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             /// </summary>
             public override byte[] ToArray()
             {
-                if (!CanRead)
+                lock (_gate)
                 {
-                    throw new ObjectDisposedException(nameof(PooledBuffer), "The stream is disposed; its pooled array may belong to another reader now.");
-                }
+                    if (!CanRead)
+                    {
+                        throw new ObjectDisposedException(nameof(PooledBuffer), "The stream is disposed; its pooled array may belong to another reader now.");
+                    }
 
-                return base.ToArray();
+                    return base.ToArray();
+                }
             }
 
             protected override void Dispose(bool disposing)
             {
-                base.Dispose(disposing);
-                if (disposing)
+                lock (_gate)
                 {
-                    _owner.Dispose();
+                    base.Dispose(disposing);
+                    if (disposing)
+                    {
+                        _owner.Dispose();
+                    }
                 }
             }
         }

@@ -17,7 +17,7 @@
 
 using System;
 using System.Buffers;
-using System.Threading;
+using System.Runtime.InteropServices;
 using Apache.Arrow.Memory;
 
 namespace Apache.Arrow.Adbc.Drivers.Databricks
@@ -25,7 +25,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// <summary>
     /// The Arrow <see cref="MemoryAllocator"/> of one <see cref="DatabricksMemoryScope"/>: the body of every record
     /// batch an <c>ArrowStreamReader</c> reads is a managed array rented from the scope's batch pool, and goes back
-    /// when the application disposes the batch.
+    /// when the application disposes the batch (and nothing pins it any more).
     /// </summary>
     /// <remarks>
     /// <para>
@@ -35,14 +35,19 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// ~50 MB read: 21 of the patched driver's 23 Gen2s on a 1 GB result. Managed pooled arrays add no pressure.
     /// </para>
     /// <para>
-    /// Safety: the pool lends per rental (<see cref="PooledArray"/>) and keeps no reference to what it lent, so a
-    /// batch the application never disposes is collected with its array, and the pool simply never sees it again. A
-    /// batch that outlives its database stays valid: after release the pool drops returns instead of reusing them.
-    /// A batch disposed twice returns its array once (<see cref="PooledArray"/> is idempotent). There is deliberately
-    /// no finalizer to recycle an undisposed batch's array: a column taken from a batch reads the same array and can
-    /// outlive the batch (and this owner) object, so returning the array then could hand it to a second batch. In poison mode
-    /// (<see cref="DatabricksMemoryOptions.PoisonReturnedArraysKey"/>) a returned array is overwritten with
-    /// <see cref="PoisonByte"/> first, so any batch that still read it would show the pattern instead of its values.
+    /// A batch's lifetime rules, the same as with Apache.Arrow's own allocator, because the body is handed out as a
+    /// <see cref="MemoryManager{T}"/> (<see cref="BatchMemory"/>) and never as the array itself:
+    /// every buffer, column, <c>Slice</c> or <c>SliceShared</c> of the batch reads the body through that manager, so
+    /// once the batch is disposed any access throws <see cref="ObjectDisposedException"/>; it never shows the bytes of
+    /// the batch that reuses the array. A pin (<c>Memory.Pin()</c>, which the C Data Interface exporter takes for each
+    /// exported buffer) keeps the array out of the pool: disposing a pinned batch gives the array back only when the
+    /// last pin is released (the C consumer's release callback), so an exported batch disposed by a <c>using</c> stays
+    /// valid for its consumer. A batch disposed twice, or on another thread, gives its array back once. A batch that
+    /// outlives its database stays valid (after release the pool drops returns instead of reusing them). A batch never
+    /// disposed is collected with its array; the pool keeps no reference to it (and counts it as collected). There is no
+    /// finalizer that recycles an undisposed batch's array: something that can still read it may outlive the batch.
+    /// In poison mode (<see cref="DatabricksMemoryOptions.PoisonReturnedArraysKey"/>) an array is overwritten with
+    /// <see cref="PoisonByte"/> as it goes back, so a reader that could still see it would show the pattern.
     /// </para>
     /// <para>
     /// Every allocation is zeroed, as Apache.Arrow's own allocator does: the stream reader overwrites the whole body,
@@ -65,41 +70,110 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public Lz4BufferPool Pool => _pool;
 
+        /// <summary>The pooled array behind <paramref name="memory"/> if it is a live batch body of this allocator's kind (for tests and diagnostics).</summary>
+        internal static bool TryGetBodyArray(ReadOnlyMemory<byte> memory, out byte[]? array)
+        {
+            array = MemoryMarshal.TryGetMemoryManager(memory, out BatchMemory? body) ? body!.ArrayOrNull : null;
+            return array != null;
+        }
+
         protected override IMemoryOwner<byte> AllocateInternal(int length, out int bytesAllocated)
         {
             PooledArray rental = _pool.Rent(length);
-            // The bytes this batch holds on to: the whole pooled array, not only the body it asked for.
+            // The bytes this batch holds on to: the whole array, not only the body it asked for.
             bytesAllocated = rental.Length;
             System.Array.Clear(rental.Array, 0, length);
             return new BatchMemory(rental, length, _poisonReturnedArrays);
         }
 
-        /// <summary>The memory of one record batch body: one rental, handed back at most once.</summary>
-        private sealed class BatchMemory : IMemoryOwner<byte>
+        /// <summary>
+        /// The memory of one record batch body: one rental, handed back at most once, after the batch is disposed and
+        /// the last pin released. Every <see cref="Memory{T}"/> made from it reads through <see cref="GetSpan"/>, which
+        /// refuses once the batch is disposed.
+        /// </summary>
+        internal sealed class BatchMemory : MemoryManager<byte>
         {
+            private readonly object _gate = new object();
             private readonly int _length;
             private readonly bool _poison;
+            private byte[]? _array;
             private PooledArray? _rental;
+            private int _pins;
 
             public BatchMemory(PooledArray rental, int length, bool poison)
             {
                 _rental = rental;
+                _array = rental.Array;
                 _length = length;
                 _poison = poison;
             }
 
-            public Memory<byte> Memory
+            /// <summary>The array while the batch is not disposed; null after.</summary>
+            internal byte[]? ArrayOrNull => System.Threading.Volatile.Read(ref _array);
+
+            public override Span<byte> GetSpan() => new Span<byte>(ArrayOrNull ?? throw Disposed(), 0, _length);
+
+            public override unsafe MemoryHandle Pin(int elementIndex = 0)
             {
-                get
+                if ((uint)elementIndex > (uint)_length)
                 {
-                    PooledArray rental = Volatile.Read(ref _rental) ?? throw new ObjectDisposedException(nameof(ScopedArrowAllocator) + " batch memory");
-                    return new Memory<byte>(rental.Array, 0, _length);
+                    throw new ArgumentOutOfRangeException(nameof(elementIndex), elementIndex, $"must be from 0 to the body's length {_length}");
+                }
+
+                lock (_gate)
+                {
+                    byte[] array = _array ?? throw Disposed();
+                    GCHandle handle = GCHandle.Alloc(array, GCHandleType.Pinned);
+                    _pins++;
+                    return new MemoryHandle((byte*)handle.AddrOfPinnedObject() + elementIndex, handle, this);
                 }
             }
 
-            public void Dispose()
+            /// <summary>Called once per <see cref="Pin"/>, by the <see cref="MemoryHandle"/>'s Dispose (which frees the GC handle first).</summary>
+            public override void Unpin()
             {
-                PooledArray? rental = Interlocked.Exchange(ref _rental, null);
+                PooledArray? giveBack = null;
+                lock (_gate)
+                {
+                    if (_pins == 0)
+                    {
+                        return; // not ours to count: every Pin is matched by one Unpin
+                    }
+
+                    _pins--;
+                    if (_pins == 0 && _array == null)
+                    {
+                        giveBack = _rental;
+                        _rental = null;
+                    }
+                }
+
+                GiveBack(giveBack);
+            }
+
+            protected override void Dispose(bool disposing)
+            {
+                PooledArray? giveBack = null;
+                lock (_gate)
+                {
+                    if (_array == null)
+                    {
+                        return;
+                    }
+
+                    _array = null;
+                    if (_pins == 0)
+                    {
+                        giveBack = _rental;
+                        _rental = null;
+                    }
+                }
+
+                GiveBack(giveBack);
+            }
+
+            private void GiveBack(PooledArray? rental)
+            {
                 if (rental == null)
                 {
                     return;
@@ -112,6 +186,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
                 rental.Dispose();
             }
+
+            private static ObjectDisposedException Disposed() =>
+                new ObjectDisposedException(nameof(ScopedArrowAllocator) + " batch memory", "The record batch was disposed; its memory may belong to another batch now.");
         }
     }
 }

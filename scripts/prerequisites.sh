@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests need when they are missing: the lz4 CLI and liblz4 (reference
-# LZ4 implementations), git (patch tool tests), curl, thrift-compiler (MockDatabricks.Protocol generates its
-# TCLIService structs from Thrift/mock_tcli.thrift at build time). Needs root (or sudo) only when something is missing.
+# LZ4 implementations), git (patch tool tests), curl, thrift-compiler (only for the check that the mock's checked-in
+# Thrift code is current, scripts/regenerate-mock-thrift.sh --check; building needs only the .NET SDK), node and npm
+# (the Node.js conformance suite; Debian's packages when missing). Then the suite's npm packages, pinned by its
+# package-lock.json (npm ci), when its node_modules is missing or older than the lock file.
+# Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
 missing=()
@@ -10,13 +13,22 @@ ldconfig -p 2>/dev/null | grep -q 'liblz4\.so\.1' || missing+=(liblz4-1)
 command -v git >/dev/null 2>&1 || missing+=(git)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v thrift >/dev/null 2>&1 || missing+=(thrift-compiler)
+# The Node.js conformance suite (integration-tests/NodeConformance) runs the official Databricks Node.js driver.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 
-if [ ${#missing[@]} -eq 0 ]; then
-    exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "prerequisites: installing ${missing[*]}" >&2
+    sudo_cmd=()
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-echo "prerequisites: installing ${missing[*]}" >&2
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-"${sudo_cmd[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+node_suite="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/integration-tests/NodeConformance"
+if [ ! -d "$node_suite/node_modules" ] || [ "$node_suite/package-lock.json" -nt "$node_suite/node_modules" ]; then
+    echo "prerequisites: npm ci in integration-tests/NodeConformance" >&2
+    (cd "$node_suite" && npm ci --no-audit --no-fund --loglevel=error)
+    touch "$node_suite/node_modules"
+fi
+

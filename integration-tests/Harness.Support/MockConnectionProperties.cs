@@ -10,12 +10,15 @@ namespace Harness.Support
 
         /// <summary>
         /// The minimal set from the protocol reference (section 1.2), plus: no 15-minute retry loop on a mock 503,
-        /// short CloudFetch retry delays and 3 attempts per file, so fault scenarios finish quickly. For the driver's new home
-        /// (adbc-drivers/databricks; apache/arrow-adbc's driver ignores these keys): the Thrift protocol, which the mock
-        /// speaks (the REST Statement Execution API it does not), and no feature-flag or telemetry requests, which
-        /// the mock does not serve and which would only add background traffic to the measurements.
+        /// short CloudFetch retry delays and 3 attempts per file, so fault scenarios finish quickly. For a mock serving https
+        /// with its generated certificate, <paramref name="trustedCertificatePath"/> is that certificate's PEM: the driver
+        /// trusts it (adbc.http_options.tls.trusted_certificate_path) and validates the connection as it would a
+        /// warehouse's. For the driver's new home (adbc-drivers/databricks; apache/arrow-adbc's driver ignores these
+        /// keys): the Thrift protocol, which the mock speaks (the REST Statement Execution API it does not), and no
+        /// feature-flag or telemetry requests, which the mock does not serve and which would only add background traffic
+        /// to the measurements.
         /// </summary>
-        public static Dictionary<string, string> For(Uri server, string token = DefaultToken, IReadOnlyDictionary<string, string>? extra = null)
+        public static Dictionary<string, string> For(Uri server, string token = DefaultToken, IReadOnlyDictionary<string, string>? extra = null, string? trustedCertificatePath = null)
         {
             var properties = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase)
             {
@@ -31,6 +34,11 @@ namespace Harness.Support
                 ["adbc.databricks.feature_flag_cache_enabled"] = "false",
                 ["adbc.databricks.telemetry.enabled"] = "false",
             };
+            if (trustedCertificatePath != null)
+            {
+                properties["adbc.http_options.tls.trusted_certificate_path"] = trustedCertificatePath;
+            }
+
             if (extra != null)
             {
                 foreach (KeyValuePair<string, string> pair in extra)

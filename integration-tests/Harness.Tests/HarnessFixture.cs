@@ -23,7 +23,7 @@ namespace Harness.Tests
         public async Task InitializeAsync()
         {
             _server = await MockServerLauncher.StartAsync();
-            Admin = new AdminClient(_server.BaseUrl);
+            Admin = new AdminClient(_server.BaseUrl, _server.TrustedCertificatePath);
         }
 
         public async Task DisposeAsync()
@@ -37,7 +37,7 @@ namespace Harness.Tests
 
         /// <summary>The driver's properties for this server; <paramref name="token"/> overrides the server's token.</summary>
         public Dictionary<string, string> Properties(IReadOnlyDictionary<string, string>? extra = null, string? token = null) =>
-            MockConnectionProperties.For(Server.BaseUrl, token ?? Server.Token, extra);
+            MockConnectionProperties.For(Server.BaseUrl, token ?? Server.Token, extra, Server.TrustedCertificatePath);
 
         /// <summary>What an application does: <c>new DatabricksDriver().Open(properties)</c>.</summary>
         public AdbcDatabase OpenDatabase(IReadOnlyDictionary<string, string>? extra = null, string? token = null) =>

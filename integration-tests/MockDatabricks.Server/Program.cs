@@ -1,7 +1,9 @@
 using System;
+using System.IO;
 using System.Linq;
 using System.Net;
 using System.Net.Http;
+using System.Security.Cryptography.X509Certificates;
 using System.Threading.Tasks;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
@@ -16,6 +18,7 @@ using MockDatabricks.Server.Endpoints;
 using MockDatabricks.Server.Faults;
 using MockDatabricks.Server.ResultSets;
 using MockDatabricks.Server.State;
+using MockDatabricks.Server.Tls;
 
 ServerOptions options;
 try
@@ -34,6 +37,17 @@ if (options.ProbeHealthUrl != null)
     return await ProbeHealthAsync(options.ProbeHealthUrl);
 }
 
+X509Certificate2? certificate = null;
+if (options.Https)
+{
+    certificate = GeneratedCertificate.Create(options.PublicUrl == null ? null : new Uri(options.PublicUrl).Host);
+    string certificateFile = options.TlsCertificateOut ?? Path.Combine(Path.GetTempPath(), $"mock-databricks-{Environment.ProcessId}.crt");
+    GeneratedCertificate.WritePem(certificate, certificateFile);
+
+    // Before "Now listening on": a launcher that reads the URL line knows the certificate file by then.
+    Console.WriteLine($"TLS certificate (PEM): {Path.GetFullPath(certificateFile)}");
+}
+
 WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { Args = Array.Empty<string>() });
 builder.Logging.ClearProviders();
 builder.Logging.AddSimpleConsole(o => o.SingleLine = true);
@@ -46,7 +60,13 @@ builder.WebHost.UseKestrel(kestrel =>
         "*" or "+" => IPAddress.Any,
         _ => IPAddress.Parse(options.Bind),
     };
-    kestrel.Listen(address, options.Port);
+    kestrel.Listen(address, options.Port, listen =>
+    {
+        if (certificate != null)
+        {
+            listen.UseHttps(certificate);
+        }
+    });
     kestrel.Limits.MaxRequestBodySize = 64 * 1024 * 1024;
     kestrel.Limits.MinResponseDataRate = null; // throttled-body faults send slower than Kestrel's default minimum
     kestrel.AddServerHeader = false;

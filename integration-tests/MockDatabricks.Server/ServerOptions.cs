@@ -22,6 +22,12 @@ namespace MockDatabricks.Server
 
         public string? ProbeHealthUrl { get; private set; }
 
+        /// <summary>Serve https with a certificate generated at start (instead of http).</summary>
+        public bool Https { get; private set; }
+
+        /// <summary>Where --https writes the certificate's PEM; default a file in the temp folder named after the process.</summary>
+        public string? TlsCertificateOut { get; private set; }
+
         public bool Verbose { get; private set; }
 
         public static ServerOptions Parse(string[] args)
@@ -37,6 +43,14 @@ namespace MockDatabricks.Server
                 options.Port = ParsePort(port);
             }
 
+            if (Environment.GetEnvironmentVariable("MOCK_DATABRICKS_HTTPS") is { Length: > 0 } https)
+            {
+                options.Https = https is "1" || https.Equals("true", StringComparison.OrdinalIgnoreCase)
+                    ? true
+                    : https is "0" || https.Equals("false", StringComparison.OrdinalIgnoreCase) ? false : throw new ArgumentException($"MOCK_DATABRICKS_HTTPS='{https}' is not 1/true or 0/false.");
+            }
+
+            options.TlsCertificateOut = Environment.GetEnvironmentVariable("MOCK_DATABRICKS_TLS_CERT_OUT") is { Length: > 0 } certOut ? certOut : null;
             if (Environment.GetEnvironmentVariable("MOCK_DATABRICKS_CACHE_MB") is { Length: > 0 } cache)
             {
                 options.CacheBytes = long.Parse(cache, CultureInfo.InvariantCulture) * 1024 * 1024;
@@ -62,6 +76,12 @@ namespace MockDatabricks.Server
                     case "--cache-mb":
                         options.CacheBytes = long.Parse(Next(), CultureInfo.InvariantCulture) * 1024 * 1024;
                         break;
+                    case "--https":
+                        options.Https = true;
+                        break;
+                    case "--tls-cert-out":
+                        options.TlsCertificateOut = Next();
+                        break;
                     case "--probe-health":
                         options.ProbeHealthUrl = Next();
                         break;
@@ -80,9 +100,12 @@ namespace MockDatabricks.Server
         }
 
         public const string Usage =
-            "Usage: MockDatabricks.Server [--bind 127.0.0.1|0.0.0.0] [--port N (0 = any free)] [--token T] [--public-url URL] [--cache-mb N] [--verbose]\n" +
+            "Usage: MockDatabricks.Server [--bind 127.0.0.1|0.0.0.0] [--port N (0 = any free)] [--token T] [--public-url URL] [--cache-mb N]\n" +
+            "                             [--https [--tls-cert-out FILE]] [--verbose]\n" +
+            "       --https serves TLS with a certificate generated at start and writes its PEM to FILE (default: the temp folder)\n" +
             "       MockDatabricks.Server --probe-health http://127.0.0.1:8080/health   (exit 0 when healthy, 1 otherwise)\n" +
-            "Environment: MOCK_DATABRICKS_BIND, MOCK_DATABRICKS_PORT, MOCK_DATABRICKS_TOKEN, MOCK_DATABRICKS_PUBLIC_URL, MOCK_DATABRICKS_CACHE_MB.";
+            "Environment: MOCK_DATABRICKS_BIND, MOCK_DATABRICKS_PORT, MOCK_DATABRICKS_TOKEN, MOCK_DATABRICKS_PUBLIC_URL, MOCK_DATABRICKS_CACHE_MB,\n" +
+            "             MOCK_DATABRICKS_HTTPS (1/true), MOCK_DATABRICKS_TLS_CERT_OUT.";
 
         private static int ParsePort(string value)
         {

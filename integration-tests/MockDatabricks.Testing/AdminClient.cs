@@ -34,10 +34,11 @@ namespace MockDatabricks.Testing
         // Preparing a result of a few GB takes minutes on a busy 2-core machine; everything else answers at once.
         private readonly HttpClient _prepareHttp;
 
-        public AdminClient(Uri baseUrl)
+        /// <param name="trustedCertificatePath">The PEM of an https mock's generated certificate (null: http, or system trust).</param>
+        public AdminClient(Uri baseUrl, string? trustedCertificatePath = null)
         {
-            _http = new HttpClient { BaseAddress = baseUrl, Timeout = TimeSpan.FromSeconds(30) };
-            _prepareHttp = new HttpClient { BaseAddress = baseUrl, Timeout = TimeSpan.FromMinutes(15) };
+            _http = new HttpClient(TrustedCertificate.Handler(trustedCertificatePath)) { BaseAddress = baseUrl, Timeout = TimeSpan.FromSeconds(30) };
+            _prepareHttp = new HttpClient(TrustedCertificate.Handler(trustedCertificatePath)) { BaseAddress = baseUrl, Timeout = TimeSpan.FromMinutes(15) };
         }
 
         public async Task<List<JournalEntry>> JournalAsync(string? session = null, string? operation = null, string? tag = null, string? kind = null, CancellationToken cancellationToken = default)

@@ -40,6 +40,11 @@ namespace MockDatabricks.Testing
         public bool CanDecompressLz4 { get; init; } = true;
 
         public long MaxBytesPerFile { get; init; } = 20 * 1024 * 1024;
+
+        public bool CanReadArrowResult { get; init; } = true;
+
+        /// <summary>useArrowNativeTypes; null leaves the field out.</summary>
+        public TSparkArrowTypes? ArrowNativeTypes { get; init; } = new TSparkArrowTypes { TimestampAsArrow = true, DecimalAsArrow = true, ComplexTypesAsArrow = false, IntervalTypesAsArrow = false };
     }
 
     /// <summary>
@@ -53,15 +58,17 @@ namespace MockDatabricks.Testing
         private readonly Uri _endpoint;
         private int _sequenceId;
 
-        public MockDatabricksClient(Uri warehouseUrl, string token)
+        /// <param name="trustedCertificatePath">The PEM of an https mock's generated certificate (null: http, or system trust).</param>
+        public MockDatabricksClient(Uri warehouseUrl, string token, string? trustedCertificatePath = null)
         {
             _endpoint = warehouseUrl;
-            _rpc = new HttpClient { Timeout = TimeSpan.FromMinutes(5) };
+            _rpc = new HttpClient(TrustedCertificate.Handler(trustedCertificatePath)) { Timeout = TimeSpan.FromMinutes(5) };
             _rpc.DefaultRequestHeaders.Authorization = new AuthenticationHeaderValue("Bearer", token);
-            _downloads = new HttpClient { Timeout = TimeSpan.FromMinutes(5) };
+            _downloads = new HttpClient(TrustedCertificate.Handler(trustedCertificatePath)) { Timeout = TimeSpan.FromMinutes(5) };
         }
 
-        public static MockDatabricksClient For(MockServerHandle server, string? token = null) => new MockDatabricksClient(server.WarehouseUrl(), token ?? server.Token);
+        public static MockDatabricksClient For(MockServerHandle server, string? token = null) =>
+            new MockDatabricksClient(server.WarehouseUrl(), token ?? server.Token, server.TrustedCertificatePath);
 
         public async Task<T> CallAsync<T>(string method, TBase request, CancellationToken cancellationToken = default)
             where T : class, TBase, new()
@@ -106,11 +113,15 @@ namespace MockDatabricks.Testing
                 Statement = statement,
                 RunAsync = true,
                 QueryTimeout = 10800,
-                CanReadArrowResult = true,
+                CanReadArrowResult = options.CanReadArrowResult,
                 CanDownloadResult = options.CanDownloadResult,
                 CanDecompressLZ4Result = options.CanDecompressLz4,
-                UseArrowNativeTypes = new TSparkArrowTypes { TimestampAsArrow = true, DecimalAsArrow = true, ComplexTypesAsArrow = false, IntervalTypesAsArrow = false },
             };
+            if (options.ArrowNativeTypes != null)
+            {
+                request.UseArrowNativeTypes = options.ArrowNativeTypes;
+            }
+
             if (options.DirectResults)
             {
                 request.GetDirectResults = new TSparkGetDirectResults(options.DirectMaxRows);

@@ -38,6 +38,9 @@ namespace MockDatabricks.Testing
 
         public MockServerMode Mode { get; }
 
+        /// <summary>The PEM of the certificate an https mock generated (clients trust exactly this); null over http.</summary>
+        public string? TrustedCertificatePath { get; init; }
+
         /// <summary>The server's process id in process mode (for CPU measurements), else null.</summary>
         public int? ProcessId { get; init; }
 

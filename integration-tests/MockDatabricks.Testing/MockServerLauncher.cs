@@ -13,7 +13,8 @@ namespace MockDatabricks.Testing
     /// <summary>
     /// Obtains a running mock server. MOCK_DATABRICKS_MODE = url | container | process; unset = url when
     /// MOCK_DATABRICKS_URL is set, else process. MOCK_DATABRICKS_TOKEN overrides the token (url mode: the token the
-    /// server was started with). Process mode runs the server build next to this one (or MOCK_DATABRICKS_SERVER_DLL).
+    /// server was started with). Process mode runs the server build next to this one (or MOCK_DATABRICKS_SERVER_DLL),
+    /// over https with its generated certificate when MOCK_DATABRICKS_HTTPS=1; url mode trusts MOCK_DATABRICKS_TLS_CERT.
     /// </summary>
     public static class MockServerLauncher
     {
@@ -48,20 +49,31 @@ namespace MockDatabricks.Testing
                 case MockServerMode.Url:
                     string url = Environment.GetEnvironmentVariable("MOCK_DATABRICKS_URL")
                         ?? throw new InvalidOperationException("MOCK_DATABRICKS_MODE=url needs MOCK_DATABRICKS_URL.");
-                    var handle = new MockServerHandle(new Uri(url), token, MockServerMode.Url, null);
-                    await WaitForHealthAsync(handle.BaseUrl, TimeSpan.FromSeconds(60), null, cancellationToken).ConfigureAwait(false);
+                    var handle = new MockServerHandle(new Uri(url), token, MockServerMode.Url, null)
+                    {
+                        TrustedCertificatePath = Environment.GetEnvironmentVariable("MOCK_DATABRICKS_TLS_CERT") is { Length: > 0 } pem ? pem : null,
+                    };
+                    await WaitForHealthAsync(handle.BaseUrl, TimeSpan.FromSeconds(60), null, cancellationToken, handle.TrustedCertificatePath).ConfigureAwait(false);
                     return handle;
                 case MockServerMode.Container:
                     string image = Environment.GetEnvironmentVariable("MOCK_DATABRICKS_IMAGE") is { Length: > 0 } i ? i : DefaultImage;
                     return await ContainerStarter(image, cancellationToken).ConfigureAwait(false);
                 default:
-                    return await StartProcessAsync(token, cancellationToken).ConfigureAwait(false);
+                    bool https = Environment.GetEnvironmentVariable("MOCK_DATABRICKS_HTTPS") is "1" or "true";
+                    return await StartProcessAsync(token, cancellationToken, https).ConfigureAwait(false);
             }
         }
 
-        public static async Task<MockServerHandle> StartProcessAsync(string token = DefaultToken, CancellationToken cancellationToken = default, params string[] extraArguments)
+        /// <param name="https">Serve https: the server generates its certificate and writes it to a temporary file the handle trusts.</param>
+        public static async Task<MockServerHandle> StartProcessAsync(string token = DefaultToken, CancellationToken cancellationToken = default, bool https = false, params string[] extraArguments)
         {
             string dll = FindServerDll();
+            string? certificate = https ? Path.Combine(Path.GetTempPath(), $"mock-databricks-{Guid.NewGuid():N}.crt") : null;
+            if (certificate != null)
+            {
+                extraArguments = extraArguments.Concat(new[] { "--https", "--tls-cert-out", certificate }).ToArray();
+            }
+
             var start = new ProcessStartInfo("dotnet")
             {
                 RedirectStandardOutput = true,
@@ -89,12 +101,12 @@ namespace MockDatabricks.Testing
 
                 // Keep draining stdout so a chatty server never blocks on a full pipe.
                 _ = process.StandardOutput.BaseStream.CopyToAsync(Stream.Null, CancellationToken.None);
-                await WaitForHealthAsync(baseUrl, TimeSpan.FromSeconds(30), process, cancellationToken).ConfigureAwait(false);
-                return new MockServerHandle(baseUrl, token, MockServerMode.Process, () => StopAsync(process)) { ProcessId = process.Id };
+                await WaitForHealthAsync(baseUrl, TimeSpan.FromSeconds(30), process, cancellationToken, certificate).ConfigureAwait(false);
+                return new MockServerHandle(baseUrl, token, MockServerMode.Process, () => StopAsync(process, certificate)) { ProcessId = process.Id, TrustedCertificatePath = certificate };
             }
             catch
             {
-                await StopAsync(process).ConfigureAwait(false);
+                await StopAsync(process, certificate).ConfigureAwait(false);
                 throw;
             }
         }
@@ -128,9 +140,9 @@ namespace MockDatabricks.Testing
                 "MockDatabricks.Server.dll not found next to the test build (build integration-tests/MockDatabricks.Server, or set MOCK_DATABRICKS_SERVER_DLL).");
         }
 
-        public static async Task WaitForHealthAsync(Uri baseUrl, TimeSpan timeout, Process? process, CancellationToken cancellationToken)
+        public static async Task WaitForHealthAsync(Uri baseUrl, TimeSpan timeout, Process? process, CancellationToken cancellationToken, string? trustedCertificatePath = null)
         {
-            using var client = new HttpClient { Timeout = TimeSpan.FromSeconds(5) };
+            using var client = new HttpClient(TrustedCertificate.Handler(trustedCertificatePath)) { Timeout = TimeSpan.FromSeconds(5) };
             var clock = Stopwatch.StartNew();
             string lastError = "no attempt";
             while (clock.Elapsed < timeout)
@@ -195,7 +207,7 @@ namespace MockDatabricks.Testing
             }
         }
 
-        private static async ValueTask StopAsync(Process process)
+        private static async ValueTask StopAsync(Process process, string? certificate = null)
         {
             try
             {
@@ -212,6 +224,10 @@ namespace MockDatabricks.Testing
             finally
             {
                 process.Dispose();
+                if (certificate != null)
+                {
+                    File.Delete(certificate);
+                }
             }
         }
 

@@ -38,6 +38,34 @@ namespace DriverOverlay.Tests
             }
         }
 
+        [Theory]
+        [InlineData(new byte[] { 0x04, 0x22, 0x4D })]
+        [InlineData(new byte[] { 0x04 })]
+        public void AnInputTooShortForAFrameSaysSoWithItsLength(byte[] input)
+        {
+            var error = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.Decode(input));
+            Assert.Equal($"Invalid LZ4 data at byte 0: the input is {input.Length} byte(s), too short for an LZ4 frame (at least 7)", error.Message);
+        }
+
+        [Fact]
+        public void AContentSizeBeyondLongIsReportedAsWritten()
+        {
+            // FLG 0x68: version 1, independent blocks, content size; BD 0x70: 4 MB blocks; size 2^64-1; one stored byte.
+            var frame = new List<byte>(BitConverter.GetBytes(Lz4FrameDecoder.FrameMagic));
+            byte[] descriptor = new byte[10];
+            descriptor[0] = 0x68;
+            descriptor[1] = 0x70;
+            BinaryPrimitives.WriteUInt64LittleEndian(descriptor.AsSpan(2), ulong.MaxValue);
+            frame.AddRange(descriptor);
+            frame.Add((byte)(K4os.Hash.xxHash.XXH32.DigestOf(descriptor) >> 8));
+            frame.AddRange(BitConverter.GetBytes(0x80000001u));
+            frame.Add(0x2A);
+            frame.AddRange(new byte[4]);
+
+            var error = Assert.Throws<Lz4FormatException>(() => Lz4FrameDecoder.Decode(frame.ToArray(), new byte[64], out _).ToString());
+            Assert.Contains("declares 18446744073709551615 bytes of content", error.Message);
+        }
+
         [SkippableFact]
         public void EverySingleByteFlipIsDetectedWhenTheFrameCarriesChecksums()
         {

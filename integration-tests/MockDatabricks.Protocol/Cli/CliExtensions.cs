@@ -6,7 +6,14 @@ namespace MockDatabricks.Protocol.Cli
 
     public partial class THandleIdentifier
     {
-        public static THandleIdentifier CreateRandom() => new THandleIdentifier(System.Guid.NewGuid().ToByteArray(), System.Guid.NewGuid().ToByteArray());
+        /// <summary>
+        /// A fresh handle whose guid and secret are random UUIDs in RFC 4122 byte order, as a warehouse sends them.
+        /// Why not <c>Guid.ToByteArray()</c>: .NET writes its first three fields little-endian, which moves the version
+        /// nibble out of byte 6; clients that validate handles (the Node.js driver's uuid.stringify) then reject about
+        /// half of them.
+        /// </summary>
+        public static THandleIdentifier CreateRandom() =>
+            new THandleIdentifier(System.Guid.NewGuid().ToByteArray(bigEndian: true), System.Guid.NewGuid().ToByteArray(bigEndian: true));
 
         /// <summary>Lower-case hex of the guid: how the server keys sessions and operations and names them in the journal.</summary>
         public string ToHex() => Convert.ToHexStringLower(Guid);
@@ -18,7 +25,40 @@ namespace MockDatabricks.Protocol.Cli
         public static TColumnDesc Primitive(string name, TTypeId type, int position) =>
             new TColumnDesc(name, new TTypeDesc(new() { new TTypeEntry { PrimitiveEntry = new TPrimitiveTypeEntry(type) } }), position);
 
+        /// <summary>
+        /// The descriptor a warehouse sends for an Arrow field of the result's native schema. A DECIMAL carries its precision
+        /// and scale as type qualifiers (recorded warehouse replies do; the Python connector fails without them). The type
+        /// stays TIMESTAMP / DECIMAL when the values travel as strings (useArrowNativeTypes off, or column-based results).
+        /// </summary>
+        public static TColumnDesc Of(Apache.Arrow.Field field, int position)
+        {
+            TColumnDesc column = Primitive(field.Name, TypeIdOf(field.DataType), position);
+            if (field.DataType is Apache.Arrow.Types.Decimal128Type decimalType)
+            {
+                column.TypeDesc.Types[0].PrimitiveEntry.TypeQualifiers = new TTypeQualifiers(new()
+                {
+                    ["precision"] = new TTypeQualifierValue { I32Value = decimalType.Precision },
+                    ["scale"] = new TTypeQualifierValue { I32Value = decimalType.Scale },
+                });
+            }
+
+            return column;
+        }
+
         public TTypeId TypeId => TypeDesc.Types[0].PrimitiveEntry.Type;
+
+        private static TTypeId TypeIdOf(Apache.Arrow.Types.IArrowType type) => type.TypeId switch
+        {
+            Apache.Arrow.Types.ArrowTypeId.Int32 => TTypeId.Int,
+            Apache.Arrow.Types.ArrowTypeId.Int64 => TTypeId.BigInt,
+            Apache.Arrow.Types.ArrowTypeId.Double => TTypeId.Double,
+            Apache.Arrow.Types.ArrowTypeId.Decimal128 => TTypeId.Decimal,
+            Apache.Arrow.Types.ArrowTypeId.String => TTypeId.String,
+            Apache.Arrow.Types.ArrowTypeId.Timestamp => TTypeId.Timestamp,
+            Apache.Arrow.Types.ArrowTypeId.Date32 => TTypeId.Date,
+            Apache.Arrow.Types.ArrowTypeId.Boolean => TTypeId.Boolean,
+            _ => throw new NotSupportedException($"The mock does not serve Arrow type {type.Name}."),
+        };
     }
 
     public partial class TStatus

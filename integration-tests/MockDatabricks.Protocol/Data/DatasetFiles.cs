@@ -17,19 +17,21 @@ namespace MockDatabricks.Protocol.Data
     /// </summary>
     public static class DatasetFiles
     {
-        public static IpcFile BuildIpcStream(DatasetGenerator generator, DatasetLayout layout, int fileIndex)
+        /// <summary>One CloudFetch file's Arrow IPC stream; <paramref name="types"/> (default native) decides timestamps and decimals.</summary>
+        public static IpcFile BuildIpcStream(DatasetGenerator generator, DatasetLayout layout, int fileIndex, ResultTypes? types = null)
         {
+            types ??= ResultTypes.Native;
             RowRange file = layout.File(fileIndex);
             long estimate = file.RowCount * DatasetGenerator.EstimatedRowBytes(generator.Spec.Profile);
             using var output = new MemoryStream((int)Math.Min(System.Array.MaxLength, estimate + (estimate / 4) + 4096));
             var offsets = new List<int> { 0 };
-            using (var writer = new ArrowStreamWriter(output, generator.Schema, leaveOpen: true))
+            using (var writer = new ArrowStreamWriter(output, types.Apply(generator.Schema), leaveOpen: true))
             {
                 writer.WriteStart();
                 foreach (RowRange range in layout.Batches(file))
                 {
                     offsets.Add((int)output.Position);
-                    using RecordBatch batch = generator.BuildBatch(range.StartRow, (int)range.RowCount);
+                    using RecordBatch batch = types.Apply(generator.BuildBatch(range.StartRow, (int)range.RowCount));
                     writer.WriteRecordBatch(batch);
                 }
 
@@ -73,9 +75,9 @@ namespace MockDatabricks.Protocol.Data
         }
 
         /// <summary>One inline TSparkArrowBatch payload for rows of the data set.</summary>
-        public static byte[] BuildInlineBatch(DatasetGenerator generator, RowRange range)
+        public static byte[] BuildInlineBatch(DatasetGenerator generator, RowRange range, ResultTypes? types = null)
         {
-            using RecordBatch batch = generator.BuildBatch(range.StartRow, (int)range.RowCount);
+            using RecordBatch batch = (types ?? ResultTypes.Native).Apply(generator.BuildBatch(range.StartRow, (int)range.RowCount));
             return RecordBatchMessage(batch);
         }
 

@@ -115,7 +115,11 @@ struct TGetOperationStatusResp {
   1281: optional string displayMessage
 }
 
-struct TPrimitiveTypeEntry { 1: required TTypeId type }
+// DECIMAL columns carry precision and scale here (a warehouse always sends them; the Python connector refuses a
+// DECIMAL column without them).
+union TTypeQualifierValue { 1: i32 i32Value, 2: string stringValue }
+struct TTypeQualifiers { 1: required map<string, TTypeQualifierValue> qualifiers }
+struct TPrimitiveTypeEntry { 1: required TTypeId type, 2: optional TTypeQualifiers typeQualifiers }
 union TTypeEntry { 1: TPrimitiveTypeEntry primitiveEntry }
 struct TTypeDesc { 1: required list<TTypeEntry> types }
 
@@ -153,6 +157,22 @@ struct TFetchResultsReq {
 // Row-based rows are never sent (always an empty list); the struct exists for the required field's type.
 struct TRow { }
 
+// Column-based results (COLUMN_BASED_SET), for a client that cannot read Arrow: one TColumn per result column,
+// values in the column's own Thrift type, and a null bitmap (bit i set = row i is null, least significant bit first).
+// Only the column kinds the mock's data sets need (byte, i16 and binary columns are left out).
+struct TBoolColumn { 1: required list<bool> values, 2: required binary nulls }
+struct TI32Column { 1: required list<i32> values, 2: required binary nulls }
+struct TI64Column { 1: required list<i64> values, 2: required binary nulls }
+struct TDoubleColumn { 1: required list<double> values, 2: required binary nulls }
+struct TStringColumn { 1: required list<string> values, 2: required binary nulls }
+union TColumn {
+  1: TBoolColumn boolVal
+  4: TI32Column i32Val
+  5: TI64Column i64Val
+  6: TDoubleColumn doubleVal
+  7: TStringColumn stringVal
+}
+
 struct TSparkArrowBatch { 1: required binary batch, 2: required i64 rowCount }
 
 struct TSparkArrowResultLink {
@@ -167,6 +187,7 @@ struct TSparkArrowResultLink {
 struct TRowSet {
   1: required i64 startRowOffset
   2: required list<TRow> rows = []
+  3: optional list<TColumn> columns
   1281: optional list<TSparkArrowBatch> arrowBatches
   1282: optional list<TSparkArrowResultLink> resultLinks
 }

@@ -72,6 +72,7 @@ namespace MockDatabricks.Server.Endpoints
                 }),
             }));
             app.MapPost("/admin/datasets/prepare", PrepareDatasetEndpoint.HandleAsync);
+            app.MapPost("/admin/datasets/values", ExpectedValuesEndpoint.HandleAsync);
             app.MapDelete("/admin/datasets", (DatasetStore store) =>
             {
                 store.Clear();
@@ -90,6 +91,7 @@ namespace MockDatabricks.Server.Endpoints
                     statement = o.Statement,
                     cloudFetch = o.CloudFetch,
                     lz4 = o.Lz4,
+                    columnBased = o.ColumnBased,
                     dataset = o.Dataset?.Key,
                     files = o.Dataset?.Layout.FileCount ?? 0,
                 }),

@@ -58,8 +58,10 @@ namespace MockDatabricks.Server.Endpoints
                 return (new TExecuteStatementResp { Status = TStatus.Failure("[PARSE_SYNTAX_ERROR] " + ex.Message, "42601", 1064) }, null);
             }
 
-            bool lz4 = query.Lz4Allowed && request.CanDecompressLZ4Result == true;
-            MockOperation operation = CreateOperation(request, session, query, lz4);
+            // A client that cannot read Arrow gets column-based rows, inline and uncompressed, whatever else it allows.
+            bool columnBased = request.CanReadArrowResult != true;
+            bool lz4 = !columnBased && query.Lz4Allowed && (query.Lz4Always || request.CanDecompressLZ4Result == true);
+            MockOperation operation = CreateOperation(request, session, query, lz4, columnBased);
             _sessions.AddOperation(operation);
 
             var response = new TExecuteStatementResp { Status = TStatus.Ok(), OperationHandle = operation.Handle };
@@ -166,7 +168,7 @@ namespace MockDatabricks.Server.Endpoints
                 : new TGetInfoResp { Status = TStatus.Ok(), InfoValue = new TGetInfoValue { StringValue = value } };
         }
 
-        private MockOperation CreateOperation(TExecuteStatementReq request, string session, QuerySpec query, bool lz4)
+        private MockOperation CreateOperation(TExecuteStatementReq request, string session, QuerySpec query, bool lz4, bool columnBased)
         {
             var handle = new TOperationHandle
             {
@@ -181,20 +183,23 @@ namespace MockDatabricks.Server.Endpoints
                 bool one = query.Kind == StatementKind.SelectOne;
                 var schema = new Schema(new[] { one ? new Field("1", Int32Type.Default, nullable: false) : new Field("result", StringType.Default, nullable: true) }, metadata: null);
                 IArrowArray column = one ? new Int32Array.Builder().Append(1).Build() : new StringArray.Builder().Build();
-                using var batch = new RecordBatch(schema, new[] { column }, column.Length);
-                return new MockOperation(handle, session, request.Statement, query, null, cloudFetch: false, lz4)
+                return new MockOperation(handle, session, request.Statement, query, null, cloudFetch: false, lz4, columnBased)
                 {
-                    StaticSchema = schema,
-                    StaticBatch = DatasetFiles.RecordBatchMessage(batch),
-                    StaticRows = batch.Length,
+                    StaticBatch = new RecordBatch(schema, new[] { column }, column.Length),
                 };
             }
 
-            bool cloudFetch = query.UsesCloudFetch(request.CanDownloadResult == true);
+            bool cloudFetch = !columnBased && query.UsesCloudFetch(request.CanDownloadResult == true);
 
             // Inline batches are framed with the data set's frame options too; files and batches share one cache entry.
-            StoredDataset dataset = _datasets.Get(query.Dataset, lz4, query.Framing);
-            return new MockOperation(handle, session, request.Statement, query, dataset, cloudFetch, lz4);
+            // Column-based rows are built from the native batches, so their data set is the native one.
+            ResultTypes types = columnBased ? ResultTypes.Native : TypesOf(request.UseArrowNativeTypes);
+            StoredDataset dataset = _datasets.Get(query.Dataset, lz4, query.Framing, types);
+            return new MockOperation(handle, session, request.Statement, query, dataset, cloudFetch, lz4, columnBased);
         }
+
+        /// <summary>Native Arrow timestamps and decimals only where the client asked for them (absent = strings, as a warehouse answers).</summary>
+        private static ResultTypes TypesOf(TSparkArrowTypes? requested) =>
+            new ResultTypes(requested?.__isset.timestampAsArrow == true && requested.TimestampAsArrow, requested?.__isset.decimalAsArrow == true && requested.DecimalAsArrow);
     }
 }

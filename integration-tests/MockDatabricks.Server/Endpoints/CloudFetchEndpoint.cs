@@ -80,18 +80,26 @@ namespace MockDatabricks.Server.Endpoints
             if (fault?.Kind is FaultKind.Truncate or FaultKind.Reset)
             {
                 int sent = (int)(bytes.Length * fault.At);
-                if (fault.Kind == FaultKind.Truncate)
-                {
-                    context.Response.ContentLength = bytes.Length;
-                }
+                bool truncate = fault.Kind == FaultKind.Truncate;
 
                 // Journal first: the client may see the failure before this handler returns.
-                Log(operation, operationId, fileIndex, StatusCodes.Status200OK, fault.Kind == FaultKind.Truncate ? "truncated" : "reset", attempt, $"sent {sent} of {bytes.Length} bytes");
+                Log(operation, operationId, fileIndex, StatusCodes.Status200OK, truncate ? "truncated" : "reset", attempt, $"sent {sent} of {bytes.Length} bytes");
+                if (truncate)
+                {
+                    // The full Content-Length, fewer bytes, and a normal return: Kestrel sends every byte written, sees the
+                    // body short of its length and closes the connection with a FIN (no keep-alive after a short body).
+                    // Aborting instead would drop what still sits in Kestrel's output pipe and reset the connection.
+                    context.Response.ContentLength = bytes.Length;
+                    await context.Response.Body.WriteAsync(bytes.AsMemory(0, sent), aborted).ConfigureAwait(false);
+                    return;
+                }
+
                 await context.Response.Body.WriteAsync(bytes.AsMemory(0, sent), aborted).ConfigureAwait(false);
                 await context.Response.Body.FlushAsync(aborted).ConfigureAwait(false);
-                if (fault.Kind == FaultKind.Reset && context.Features.Get<IConnectionSocketFeature>()?.Socket is Socket socket)
+                if (context.Features.Get<IConnectionSocketFeature>()?.Socket is Socket socket)
                 {
-                    // Linger 0 turns the close into a TCP RST: "connection reset by peer" on the client.
+                    // Linger 0 turns the close into a TCP RST: "connection reset by peer" on the client, possibly before
+                    // all of the first fraction arrived (a reset discards what is still in flight).
                     socket.LingerState = new LingerOption(true, 0);
                 }
 

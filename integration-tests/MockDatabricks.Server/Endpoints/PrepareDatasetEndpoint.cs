@@ -3,6 +3,7 @@ using System.Diagnostics;
 using System.Text.Json;
 using System.Threading.Tasks;
 using Microsoft.AspNetCore.Http;
+using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Query;
 using MockDatabricks.Server.ResultSets;
 
@@ -18,15 +19,11 @@ namespace MockDatabricks.Server.Endpoints
     {
         public static async Task<IResult> HandleAsync(HttpRequest request, DatasetStore store)
         {
-            string statement;
             QuerySpec query;
             try
             {
                 using JsonDocument body = await JsonDocument.ParseAsync(request.Body).ConfigureAwait(false);
-                statement = body.RootElement.TryGetProperty("statement", out JsonElement value) && value.ValueKind == JsonValueKind.String
-                    ? value.GetString()!
-                    : throw new FormatException("Body must be {\"statement\": \"<SQL text>\"}.");
-                query = StatementParser.Parse(statement);
+                query = ParseStatement(body.RootElement);
             }
             catch (Exception ex) when (ex is FormatException or JsonException or ArgumentException)
             {
@@ -39,7 +36,7 @@ namespace MockDatabricks.Server.Endpoints
             }
 
             var clock = Stopwatch.StartNew();
-            StoredDataset dataset = store.Get(query.Dataset, query.Lz4Allowed, query.Framing);
+            StoredDataset dataset = store.Get(query.Dataset, query.Lz4Allowed, query.Framing, ResultTypes.Native);
             bool cloudFetch = query.UsesCloudFetch(clientCanDownload: true);
             (int count, long bytes) = await dataset.PrepareAsync(cloudFetch).ConfigureAwait(false);
             if (cloudFetch && dataset.BuiltFileCount < count)
@@ -51,5 +48,11 @@ namespace MockDatabricks.Server.Endpoints
 
             return Results.Json(new { files = count, bytes, seconds = Math.Round(clock.Elapsed.TotalSeconds, 3) });
         }
+
+        /// <summary>The body's "statement", parsed with the statement grammar (the same parser as ExecuteStatement).</summary>
+        internal static QuerySpec ParseStatement(JsonElement body) =>
+            StatementParser.Parse(body.TryGetProperty("statement", out JsonElement value) && value.ValueKind == JsonValueKind.String
+                ? value.GetString()!
+                : throw new FormatException("Body must be {\"statement\": \"<SQL text>\"} (values: also \"rows\")."));
     }
 }

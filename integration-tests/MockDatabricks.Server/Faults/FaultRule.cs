@@ -19,10 +19,10 @@ namespace MockDatabricks.Server.Faults
         /// <summary>Sends the body at bps bytes per second.</summary>
         Throttle,
 
-        /// <summary>Declares the full Content-Length, sends the first fraction 'at' of the body, then aborts the connection.</summary>
+        /// <summary>Declares the full Content-Length, sends exactly the first fraction 'at' of the body, then closes the connection cleanly (FIN).</summary>
         Truncate,
 
-        /// <summary>Chunked body, sends the first fraction 'at', then resets the TCP connection (RST).</summary>
+        /// <summary>Chunked body, sends the first fraction 'at', then resets the TCP connection (RST; bytes still in flight may be lost).</summary>
         Reset,
 
         /// <summary>Serves a structurally corrupted LZ4 frame (an invalid match offset in the first compressed block, or a bad magic).</summary>

@@ -41,6 +41,13 @@ namespace MockDatabricks.Server.Query
         /// <summary>false forces uncompressed results even when the client can decompress LZ4.</summary>
         public bool Lz4Allowed { get; init; } = true;
 
+        /// <summary>
+        /// LZ4 even when the client did not send canDecompressLZ4Result (lz4=always). A warehouse never does that; it is
+        /// how a test reaches the CloudFetch LZ4 decoder of a client that never asks for LZ4 together with CloudFetch, as
+        /// the Node.js driver (@databricks/sql 1.11 and later) does not. The client still decodes by lz4Compressed.
+        /// </summary>
+        public bool Lz4Always { get; init; }
+
         public FileFraming Framing { get; init; } = FileFraming.Databricks;
 
         /// <summary>Max links per FetchResults / direct result (0 = as many as maxRows allows).</summary>

@@ -91,7 +91,13 @@ namespace MockDatabricks.Server.Query
                 "batch_rows" => spec with { Dataset = data with { RowsPerBatch = (int)Long(key, value) } },
                 "mode" => spec with { Mode = Enum.Parse<ResultMode>(value.Replace("_", string.Empty), ignoreCase: true) },
                 "inline_max_bytes" => spec with { InlineMaxBytes = Long(key, value) },
-                "lz4" => spec with { Lz4Allowed = !value.Equals("off", StringComparison.OrdinalIgnoreCase) && !value.Equals("false", StringComparison.OrdinalIgnoreCase) },
+                "lz4" => value.ToLowerInvariant() switch
+                {
+                    "auto" or "true" => spec with { Lz4Allowed = true, Lz4Always = false },
+                    "off" or "false" => spec with { Lz4Allowed = false, Lz4Always = false },
+                    "always" => spec with { Lz4Allowed = true, Lz4Always = true },
+                    _ => throw new FormatException($"lz4 must be auto, off or always, not '{value}'."),
+                },
                 "lz4_block" => spec with { Framing = framing with { Frame = frame with { BlockMaxSize = BlockSize(value) } } },
                 "lz4_linked" => spec with { Framing = framing with { Frame = frame with { IndependentBlocks = !Bool(key, value) } } },
                 "lz4_block_checksum" => spec with { Framing = framing with { Frame = frame with { BlockChecksum = Bool(key, value) } } },

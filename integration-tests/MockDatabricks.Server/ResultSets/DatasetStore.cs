@@ -24,10 +24,10 @@ namespace MockDatabricks.Server.ResultSets
 
         public long StoredBytes => Interlocked.Read(ref _storedBytes);
 
-        public StoredDataset Get(DatasetSpec spec, bool lz4, FileFraming framing)
+        public StoredDataset Get(DatasetSpec spec, bool lz4, FileFraming framing, ResultTypes types)
         {
-            string key = $"{spec.Key};lz4={(lz4 ? framing.ToString() : "off")}";
-            return _datasets.GetOrAdd(key, k => new StoredDataset(k, spec, lz4, framing, this));
+            string key = $"{spec.Key};lz4={(lz4 ? framing.ToString() : "off")};types={types}";
+            return _datasets.GetOrAdd(key, k => new StoredDataset(k, spec, lz4, framing, types, this));
         }
 
         public IReadOnlyCollection<StoredDataset> All => _datasets.Values.ToList();

@@ -22,23 +22,23 @@ namespace MockDatabricks.Server.ResultSets
             _adminFaults = adminFaults;
         }
 
-        public static Schema SchemaOf(MockOperation operation) =>
-            operation.StaticSchema ?? operation.Dataset?.Schema ?? throw new InvalidOperationException("Operation without schema.");
-
         public static TGetResultSetMetadataResp Metadata(MockOperation operation)
         {
-            Schema schema = SchemaOf(operation);
-            return new TGetResultSetMetadataResp
+            // The descriptors name the SQL types (native schema); arrowSchema describes the Arrow data as served.
+            Schema native = operation.StaticBatch?.Schema ?? operation.Dataset?.Generator.Schema ?? throw new InvalidOperationException("Operation without schema.");
+            var metadata = new TGetResultSetMetadataResp
             {
                 Status = TStatus.Ok(),
-                Schema = new TTableSchema
-                {
-                    Columns = schema.FieldsList.Select((f, i) => TColumnDesc.Primitive(f.Name, ThriftTypeOf(f.DataType), i + 1)).ToList(),
-                },
-                ResultFormat = operation.CloudFetch ? TSparkRowSetType.UrlBasedSet : TSparkRowSetType.ArrowBasedSet,
+                Schema = new TTableSchema { Columns = native.FieldsList.Select((f, i) => TColumnDesc.Of(f, i + 1)).ToList() },
+                ResultFormat = operation.ColumnBased ? TSparkRowSetType.ColumnBasedSet : operation.CloudFetch ? TSparkRowSetType.UrlBasedSet : TSparkRowSetType.ArrowBasedSet,
                 Lz4Compressed = operation.Lz4,
-                ArrowSchema = operation.Dataset?.SchemaBytes ?? DatasetFiles.SchemaMessage(schema),
             };
+            if (!operation.ColumnBased)
+            {
+                metadata.ArrowSchema = operation.Dataset?.SchemaBytes ?? DatasetFiles.SchemaMessage(native);
+            }
+
+            return metadata;
         }
 
         /// <summary>
@@ -54,6 +54,11 @@ namespace MockDatabricks.Server.ResultSets
             if (operation.Dataset == null)
             {
                 return StaticChunk(operation, start);
+            }
+
+            if (operation.ColumnBased)
+            {
+                return ColumnChunk(operation, start, maxRows);
             }
 
             return operation.CloudFetch
@@ -179,25 +184,53 @@ namespace MockDatabricks.Server.ResultSets
             };
         }
 
-        private static TFetchResultsResp StaticChunk(MockOperation operation, long start)
+        /// <summary>
+        /// Column-based rows from <paramref name="start"/>: at most min(maxRows, batch_rows) per reply, built from the
+        /// native batch (so timestamps and decimals are strings whatever useArrowNativeTypes says, as from a warehouse).
+        /// </summary>
+        private static TFetchResultsResp ColumnChunk(MockOperation operation, long start, long maxRows)
         {
-            var batches = new List<TSparkArrowBatch>();
-            if (start == 0 && operation.StaticRows > 0 && operation.StaticBatch != null)
+            StoredDataset dataset = operation.Dataset!;
+            int count = (int)Math.Max(0, Math.Min(Math.Min(maxRows, dataset.Spec.RowsPerBatch), dataset.Spec.Rows - start));
+            using RecordBatch batch = dataset.Generator.BuildBatch(start, count);
+            lock (operation.Lock)
             {
-                byte[] payload = operation.Lz4 ? Lz4Framing.Encode(operation.StaticBatch, Lz4FrameOptions.Databricks) : operation.StaticBatch;
-                batches.Add(new TSparkArrowBatch { Batch = payload, RowCount = operation.StaticRows });
-                lock (operation.Lock)
-                {
-                    operation.Cursor = operation.StaticRows;
-                }
+                operation.Cursor = start + count;
             }
 
             return new TFetchResultsResp
             {
                 Status = TStatus.Ok(),
-                HasMoreRows = false,
-                Results = new TRowSet { StartRowOffset = start, ArrowBatches = batches },
+                HasMoreRows = start + count < dataset.Spec.Rows,
+                Results = new TRowSet { StartRowOffset = start, Columns = ColumnBasedSet.From(batch) },
             };
+        }
+
+        private static TFetchResultsResp StaticChunk(MockOperation operation, long start)
+        {
+            RecordBatch all = operation.StaticBatch!;
+            bool first = start == 0 && all.Length > 0;
+            if (first)
+            {
+                lock (operation.Lock)
+                {
+                    operation.Cursor = all.Length;
+                }
+            }
+
+            var results = new TRowSet { StartRowOffset = start };
+            if (operation.ColumnBased)
+            {
+                results.Columns = ColumnBasedSet.From(first ? all : all.Slice(0, 0));
+            }
+            else
+            {
+                byte[] message = DatasetFiles.RecordBatchMessage(all);
+                byte[] payload = operation.Lz4 ? Lz4Framing.Encode(message, Lz4FrameOptions.Databricks) : message;
+                results.ArrowBatches = first ? new List<TSparkArrowBatch> { new TSparkArrowBatch { Batch = payload, RowCount = all.Length } } : new List<TSparkArrowBatch>();
+            }
+
+            return new TFetchResultsResp { Status = TStatus.Ok(), HasMoreRows = false, Results = results };
         }
 
         /// <summary>End of results: no links and an empty (non-null) batch list, which ends both the CloudFetch and the inline reader.</summary>
@@ -206,19 +239,6 @@ namespace MockDatabricks.Server.ResultSets
             Status = TStatus.Ok(),
             HasMoreRows = false,
             Results = new TRowSet { StartRowOffset = start, ArrowBatches = new List<TSparkArrowBatch>() },
-        };
-
-        private static TTypeId ThriftTypeOf(IArrowType type) => type.TypeId switch
-        {
-            ArrowTypeId.Int32 => TTypeId.Int,
-            ArrowTypeId.Int64 => TTypeId.BigInt,
-            ArrowTypeId.Double => TTypeId.Double,
-            ArrowTypeId.Decimal128 => TTypeId.Decimal,
-            ArrowTypeId.String => TTypeId.String,
-            ArrowTypeId.Timestamp => TTypeId.Timestamp,
-            ArrowTypeId.Date32 => TTypeId.Date,
-            ArrowTypeId.Boolean => TTypeId.Boolean,
-            _ => throw new NotSupportedException($"The mock does not serve Arrow type {type.Name}."),
         };
     }
 }

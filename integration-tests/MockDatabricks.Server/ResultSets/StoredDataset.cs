@@ -54,16 +54,17 @@ namespace MockDatabricks.Server.ResultSets
         private int _fileBuilds;
         private int _inlineBuilds;
 
-        public StoredDataset(string key, DatasetSpec spec, bool lz4, FileFraming framing, DatasetStore store)
+        public StoredDataset(string key, DatasetSpec spec, bool lz4, FileFraming framing, ResultTypes types, DatasetStore store)
         {
             Key = key;
             Spec = spec;
             Lz4 = lz4;
             Framing = framing;
+            Types = types;
             _store = store;
             Layout = new DatasetLayout(spec);
             Generator = new DatasetGenerator(spec);
-            SchemaBytes = DatasetFiles.SchemaMessage(Generator.Schema);
+            SchemaBytes = DatasetFiles.SchemaMessage(Schema);
             _files = new Task<StoredFile>?[Layout.FileCount];
         }
 
@@ -75,11 +76,15 @@ namespace MockDatabricks.Server.ResultSets
 
         public FileFraming Framing { get; }
 
+        /// <summary>Whether timestamps and decimals are served as native Arrow types or as strings.</summary>
+        public ResultTypes Types { get; }
+
         public DatasetLayout Layout { get; }
 
         public DatasetGenerator Generator { get; }
 
-        public Schema Schema => Generator.Schema;
+        /// <summary>The schema as served (strings where <see cref="Types"/> says so); the column descriptors use <see cref="DatasetGenerator.Schema"/>.</summary>
+        public Schema Schema => Types.Apply(Generator.Schema);
 
         /// <summary>The arrowSchema metadata bytes: one Schema message.</summary>
         public byte[] SchemaBytes { get; }
@@ -177,7 +182,7 @@ namespace MockDatabricks.Server.ResultSets
             _inline.GetOrAdd((start, count), key =>
             {
                 Interlocked.Increment(ref _inlineBuilds);
-                byte[] message = DatasetFiles.BuildInlineBatch(Generator, new RowRange(0, key.Start, key.Count));
+                byte[] message = DatasetFiles.BuildInlineBatch(Generator, new RowRange(0, key.Start, key.Count), Types);
                 return Lz4 ? Lz4Framing.Encode(message, Framing.Frame) : message;
             });
 
@@ -187,7 +192,7 @@ namespace MockDatabricks.Server.ResultSets
             try
             {
                 Interlocked.Increment(ref _fileBuilds);
-                IpcFile ipc = DatasetFiles.BuildIpcStream(Generator, Layout, index);
+                IpcFile ipc = DatasetFiles.BuildIpcStream(Generator, Layout, index, Types);
                 byte[] bytes = Lz4 ? DatasetFiles.Compress(ipc, Framing) : ipc.Bytes;
                 var file = new StoredFile(Layout.File(index), bytes, ipc.Bytes.Length);
                 _store.OnFileBuilt(bytes.Length);

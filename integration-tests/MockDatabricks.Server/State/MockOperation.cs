@@ -14,7 +14,7 @@ namespace MockDatabricks.Server.State
         private readonly Dictionary<int, int> _linkIssues = new Dictionary<int, int>();
         private readonly Dictionary<FaultRule, int> _rpcFaultHits = new Dictionary<FaultRule, int>();
 
-        public MockOperation(TOperationHandle handle, string session, string statement, QuerySpec query, StoredDataset? dataset, bool cloudFetch, bool lz4)
+        public MockOperation(TOperationHandle handle, string session, string statement, QuerySpec query, StoredDataset? dataset, bool cloudFetch, bool lz4, bool columnBased)
         {
             Handle = handle;
             Id = handle.OperationId.ToHex();
@@ -24,6 +24,7 @@ namespace MockDatabricks.Server.State
             Dataset = dataset;
             CloudFetch = cloudFetch;
             Lz4 = lz4;
+            ColumnBased = columnBased;
             RunningPollsLeft = query.RunningPolls;
         }
 
@@ -39,19 +40,18 @@ namespace MockDatabricks.Server.State
 
         public QuerySpec Query { get; }
 
-        /// <summary>null for statements without a result set (USE/SET) and SELECT 1 (served from <see cref="SelectOneBatch"/>).</summary>
+        /// <summary>null for statements without a result set (USE/SET) and SELECT 1 (served from <see cref="StaticBatch"/>).</summary>
         public StoredDataset? Dataset { get; }
 
-        /// <summary>Schema and single inline batch (uncompressed RecordBatch message) for SELECT 1 and USE/SET.</summary>
-        public Apache.Arrow.Schema? StaticSchema { get; init; }
-
-        public byte[]? StaticBatch { get; init; }
-
-        public long StaticRows { get; init; }
+        /// <summary>The whole result of SELECT 1 (one INT row) and USE/SET (an empty string column).</summary>
+        public Apache.Arrow.RecordBatch? StaticBatch { get; init; }
 
         public bool CloudFetch { get; }
 
         public bool Lz4 { get; }
+
+        /// <summary>The client sent canReadArrowResult=false: results go out as TRowSet.columns, inline, uncompressed.</summary>
+        public bool ColumnBased { get; }
 
         public string? Tag => Query.Tag;
 

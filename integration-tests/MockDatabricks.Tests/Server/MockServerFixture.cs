@@ -19,7 +19,7 @@ namespace MockDatabricks.Tests.Server
         public async Task InitializeAsync()
         {
             _server = await MockServerLauncher.StartAsync();
-            Admin = new AdminClient(_server.BaseUrl);
+            Admin = new AdminClient(_server.BaseUrl, _server.TrustedCertificatePath);
         }
 
         public async Task DisposeAsync()

@@ -149,6 +149,7 @@ namespace MockDatabricks.Tests.Server
                 SessionHandle = session,
                 Statement = MockSql.Select(spec, "mode=cloudfetch"),
                 GetDirectResults = new TSparkGetDirectResults { MaxRows = 100_000 },
+                CanReadArrowResult = true,
                 CanDownloadResult = true,
             });
             using var http = new HttpClient();

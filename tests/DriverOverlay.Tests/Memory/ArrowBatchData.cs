@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Runtime.InteropServices;
 using Apache.Arrow;
+using Apache.Arrow.Adbc.Drivers.Databricks;
 using Apache.Arrow.Ipc;
 using Apache.Arrow.Memory;
 using Apache.Arrow.Types;
@@ -49,12 +50,20 @@ namespace DriverOverlay.Tests.Memory
         /// <summary>An IPC stream of <paramref name="batches"/> batches numbered from <paramref name="firstBatch"/>.</summary>
         public static byte[] Stream(int batches, int rows, int firstBatch = 0)
         {
+            var rowCounts = new int[batches];
+            rowCounts.AsSpan().Fill(rows);
+            return Stream(rowCounts, firstBatch);
+        }
+
+        /// <summary>An IPC stream of one batch per entry of <paramref name="rowCounts"/>, numbered from <paramref name="firstBatch"/>.</summary>
+        public static byte[] Stream(int[] rowCounts, int firstBatch = 0)
+        {
             using var output = new MemoryStream();
             using (var writer = new ArrowStreamWriter(output, Schema, leaveOpen: true))
             {
-                for (int i = 0; i < batches; i++)
+                for (int i = 0; i < rowCounts.Length; i++)
                 {
-                    using RecordBatch batch = Batch(firstBatch + i, rows);
+                    using RecordBatch batch = Batch(firstBatch + i, rowCounts[i]);
                     writer.WriteRecordBatch(batch);
                 }
 
@@ -85,14 +94,16 @@ namespace DriverOverlay.Tests.Memory
         }
 
         /// <summary>
-        /// The managed array behind the batch's id values. Native memory (Apache.Arrow's default allocator) has no
-        /// array, so this fails for a batch whose body was not allocated from managed memory.
+        /// The pooled array behind the batch's id values (through the overlay's internal accessor: the body's memory never
+        /// exposes its array, <c>MemoryMarshal.TryGetArray</c> says no). Fails for a batch whose body is not a live
+        /// <see cref="ScopedArrowAllocator"/> body (native memory, or disposed).
         /// </summary>
         public static byte[] BodyArrayOf(RecordBatch batch)
         {
             ReadOnlyMemory<byte> values = batch.Column(0).Data.Buffers[1].Memory;
-            Assert.True(MemoryMarshal.TryGetArray(values, out ArraySegment<byte> segment), "the batch body is not a managed array");
-            return segment.Array!;
+            Assert.False(MemoryMarshal.TryGetArray(values, out ArraySegment<byte> _), "a batch body must not hand out its pooled array");
+            Assert.True(ScopedArrowAllocator.TryGetBodyArray(values, out byte[]? array), "the batch body is not a live pooled body");
+            return array!;
         }
     }
 }

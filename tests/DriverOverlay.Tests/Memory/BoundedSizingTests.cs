@@ -40,7 +40,7 @@ namespace DriverOverlay.Tests.Memory
         public static TheoryData<string, EntryPoint> ValidShapes()
         {
             var data = new TheoryData<string, EntryPoint>();
-            foreach (string shape in new[] { "64k-independent", "64k-linked", "256k-independent", "1m-linked", "concatenated-64k", "databricks-4m" })
+            foreach (string shape in new[] { "64k-independent", "64k-linked", "256k-independent", "1m-linked", "concatenated-64k", "databricks-4m", "520x64k-independent", "520x64k-linked", "2-frames-of-300x64k" })
             {
                 foreach (EntryPoint entry in Enum.GetValues<EntryPoint>())
                 {
@@ -170,9 +170,27 @@ namespace DriverOverlay.Tests.Memory
         /// <summary>
         /// About 19 MB of CloudFetch-like data in frames of the given shape. "Under a 4 MB header": liblz4 writes the
         /// smaller blocks, then the header is relabelled to declare 4 MB blocks (a valid frame: no block exceeds it).
+        /// The 520-block shapes (34 MB, what an encoder that flushes every 64 KiB writes) count 2.2 GB at the block
+        /// maximum, more than one array can hold, so only measuring their blocks finds the size; the two frames of 300
+        /// blocks are each under that, together over it.
         /// </summary>
         private static (byte[] Data, byte[] Compressed) Shape(string shape)
         {
+            if (shape.StartsWith("520x64k", StringComparison.Ordinal))
+            {
+                byte[] large = TestData.Mixed(520 * 64 * KiB, seed: 6);
+                return (large, UnderFourMiBHeader(large, BlockMaxSize.Max64KB, independent: shape.EndsWith("independent", StringComparison.Ordinal)));
+            }
+
+            if (shape == "2-frames-of-300x64k")
+            {
+                byte[] large = TestData.Mixed(600 * 64 * KiB, seed: 7);
+                int half = large.Length / 2;
+                return (large, Concatenate(
+                    UnderFourMiBHeader(large.AsSpan(0, half).ToArray(), BlockMaxSize.Max64KB, independent: true),
+                    UnderFourMiBHeader(large.AsSpan(half).ToArray(), BlockMaxSize.Max64KB, independent: false)));
+            }
+
             byte[] data = TestData.Mixed(19 * MiB, seed: 5);
             switch (shape)
             {

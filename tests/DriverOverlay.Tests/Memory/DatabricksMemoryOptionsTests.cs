@@ -29,7 +29,7 @@ namespace DriverOverlay.Tests.Memory
             {
                 DatabricksMemoryOptions.FromProperties(null),
                 ParseOptions(),
-                ParseOptions(("adbc.databricks.unrelated", "not a number"), ("adbc.databricks.memory.unknown_mb", "x")),
+                ParseOptions(("adbc.databricks.unrelated", "not a number"), ("adbc.databricks.memoryless", "x")),
                 DatabricksMemoryOptions.Default,
             })
             {
@@ -148,6 +148,60 @@ namespace DriverOverlay.Tests.Memory
             }
 
             Assert.Equal(0, scope.BufferPool.RetainedBytes);
+        }
+
+        [Theory]
+        [InlineData("adbc.databricks.memory.unknown_mb")]
+        [InlineData("ADBC.Databricks.Memory.Buffer_Pool_Max_Retaind_MB")]
+        public void AnUnknownMemoryKeyIsRefusedNotIgnored(string key)
+        {
+            var error = Assert.Throws<ArgumentException>(() => ParseOptions((key, "64")));
+            Assert.Contains($"'{key}' is not a known memory option", error.Message);
+            Assert.Contains(Retained, error.Message); // the known keys are listed
+        }
+
+        [Fact]
+        public void MemoryOptionsGivenToConnectThatDifferFromTheDatabaseAreRefusedAsDatabaseLevel()
+        {
+            using DatabricksMemoryLease database = CreateScope((Retained, "64"));
+            DatabricksMemoryScope scope = database.Scope;
+
+            var error = Assert.Throws<ArgumentException>(() => scope.AcquireLease(Properties((Retained, "256"))));
+            Assert.Contains($"'{Retained}'", error.Message);
+            Assert.Contains("database-level", error.Message);
+            Assert.Contains("67108864", error.Message); // the database's value, in bytes
+            Assert.Equal(1, scope.LeaseCount); // nothing acquired
+
+            var pooling = Assert.Throws<ArgumentException>(() => scope.AcquireLease(Properties((Pooling, "false"))));
+            Assert.Contains("database-level", pooling.Message);
+        }
+
+        [Theory]
+        [InlineData(Retained, "abc")]
+        [InlineData(Retained, "-1")]
+        [InlineData(Pooling, "maybe")]
+        [InlineData("adbc.databricks.memory.no_such_option", "1")]
+        public void MalformedOrUnknownMemoryOptionsGivenToConnectAreRefused(string key, string value)
+        {
+            using DatabricksMemoryLease database = CreateScope();
+            var error = Assert.Throws<ArgumentException>(() => database.Scope.AcquireLease(Properties((key, value))));
+            Assert.Contains($"'{key}'", error.Message);
+            Assert.Equal(1, database.Scope.LeaseCount);
+        }
+
+        [Fact]
+        public void ConnectOptionsThatAgreeWithTheDatabaseOrAreNotMemoryOptionsAreAccepted()
+        {
+            // Hosts often pass the same properties to the database and to Connect.
+            using DatabricksMemoryLease database = CreateScope((Retained, "64"), (Pooling, "true"));
+            using DatabricksMemoryLease connection = database.Scope.AcquireLease(Properties(
+                (Retained.ToUpperInvariant(), "64"), (Pooling, "True"), (MaxArray, "32"), ("adbc.databricks.other", "x")));
+
+            Assert.False(connection.IsDetached);
+            Assert.Same(database.Scope, connection.Scope);
+            Assert.Equal(2, database.Scope.LeaseCount);
+            using DatabricksMemoryLease withoutOptions = database.Scope.AcquireLease(connectOptions: null);
+            Assert.Equal(3, database.Scope.LeaseCount);
         }
     }
 }

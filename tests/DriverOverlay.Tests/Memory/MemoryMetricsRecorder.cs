@@ -23,6 +23,7 @@ namespace DriverOverlay.Tests.Memory
         public const string Allocated = "adbc.databricks.memory.allocated";
         public const string Dropped = "adbc.databricks.memory.dropped";
         public const string Unpooled = "adbc.databricks.memory.unpooled";
+        public const string Collected = "adbc.databricks.memory.collected";
         public const string Decoded = "adbc.databricks.lz4.decoded";
         public const string Frames = "adbc.databricks.lz4.frames";
         public const string Fallbacks = "adbc.databricks.lz4.fallbacks";

@@ -150,16 +150,19 @@ namespace DriverOverlay.Tests.Memory
                 .GetField("_buffer", System.Reflection.BindingFlags.Instance | System.Reflection.BindingFlags.NonPublic)!
                 .GetValue(stream)!;
 
-        /// <summary>Fills every array the pool keeps with 0xCD, by renting them all (each bucket) and returning them dirty.</summary>
-        public static int PoisonBufferPool(Lz4BufferPool pool, int arraysPerBucket)
+        /// <summary>
+        /// Fills every array the pool keeps (each power-of-two bucket up to <paramref name="maxLength"/>, by default all)
+        /// with <paramref name="poison"/>, by renting them all and returning them dirty.
+        /// </summary>
+        public static int PoisonBufferPool(Lz4BufferPool pool, int arraysPerBucket, byte poison = 0xCD, int maxLength = int.MaxValue)
         {
             var rented = new List<PooledArray>();
-            for (int size = Lz4BufferPool.MinimumArrayLength; size <= pool.MaxArrayLength && size > 0; size <<= 1)
+            for (int size = Lz4BufferPool.MinimumArrayLength; size <= Math.Min(pool.MaxArrayLength, maxLength) && size > 0; size <<= 1)
             {
                 for (int i = 0; i < arraysPerBucket; i++)
                 {
                     PooledArray array = pool.Rent(size);
-                    array.Array.AsSpan().Fill(0xCD);
+                    array.Array.AsSpan().Fill(poison);
                     rented.Add(array);
                 }
             }

@@ -11,8 +11,9 @@ namespace DriverOverlay.Tests.Pipeline
 {
     /// <summary>
     /// The CloudFetch queues' asynchronous waits: they return an incomplete task instead of blocking the caller, wake
-    /// on changes made through them and (by polling) on changes made with the blocking methods, and keep the
-    /// blocking methods' order, completion and cancellation semantics.
+    /// on changes made through them and (by the process-wide sweep) on changes made with the blocking methods, never
+    /// while nothing changes, and keep the blocking methods' order, completion and cancellation semantics; a queue
+    /// disposed under a waiter ends the wait as shutdown, never with ObjectDisposedException.
     /// </summary>
     public class BlockingQueueAsyncWaitsTests
     {
@@ -95,7 +96,7 @@ namespace DriverOverlay.Tests.Pipeline
             Task<string?> take = queue.TakeOrNullWhenCompletedAsync(CancellationToken.None);
             Assert.False(take.IsCompleted);
 
-            // CompleteAdding does not signal either (upstream calls it on errors and on dispose): the poll finds it.
+            // CompleteAdding does not signal (code outside the series may call it): the sweep finds it.
             queue.CompleteAdding();
             Assert.Null(await take.WaitAsync(Liveness));
         }
@@ -236,6 +237,110 @@ namespace DriverOverlay.Tests.Pipeline
                     queue.Dispose();
                 }
             }
+        }
+
+        [Fact]
+        public async Task IdleWaitersNeverWakeUntilTheirQueueChanges()
+        {
+            // An observation window, not a speed bound: a waiter that woke on a timer of its own would show here.
+            const int Waiters = 100;
+            BlockingCollection<string>[] empty = Enumerable.Range(0, Waiters).Select(_ => new BlockingCollection<string>(2)).ToArray();
+            BlockingCollection<string>[] full = Enumerable.Range(0, Waiters).Select(_ => new BlockingCollection<string>(1)).ToArray();
+            try
+            {
+                Array.ForEach(full, queue => queue.Add("occupied"));
+                Task<string>[] takes = empty.Select(queue => queue.TakeAsync(CancellationToken.None)).ToArray();
+                Task[] adds = full.Select(queue => queue.AddAsync("waiting", CancellationToken.None)).ToArray();
+                await Task.Delay(TimeSpan.FromSeconds(1));
+
+                Assert.All(takes, take => Assert.False(take.IsCompleted));
+                Assert.All(adds, add => Assert.False(add.IsCompleted));
+                Assert.All(empty, queue => Assert.Equal(0, BlockingQueueAsyncWaits.WakeUps(queue)));
+                Assert.All(full, queue => Assert.Equal(0, BlockingQueueAsyncWaits.WakeUps(queue)));
+
+                // One change each: each waiter wakes once and finishes.
+                for (int i = 0; i < Waiters; i++)
+                {
+                    await empty[i].AddAsync($"item {i}", CancellationToken.None);
+                    Assert.Equal("occupied", await full[i].TakeAsync(CancellationToken.None));
+                }
+
+                Assert.Equal(Enumerable.Range(0, Waiters).Select(i => $"item {i}"), await Task.WhenAll(takes).WaitAsync(Liveness));
+                await Task.WhenAll(adds).WaitAsync(Liveness);
+                Assert.All(empty, queue => Assert.Equal(1, BlockingQueueAsyncWaits.WakeUps(queue)));
+                Assert.All(full, queue => Assert.Equal(new[] { "waiting" }, queue.ToArray()));
+            }
+            finally
+            {
+                Array.ForEach(empty, queue => queue.Dispose());
+                Array.ForEach(full, queue => queue.Dispose());
+            }
+        }
+
+        [Fact]
+        public async Task CompleteAddingAndWakeEndsEveryWaiterOfTheQueue()
+        {
+            using var queue = new BlockingCollection<string>(1);
+            Task<string?>[] takes = Enumerable.Range(0, 4).Select(_ => queue.TakeOrNullWhenCompletedAsync(CancellationToken.None)).ToArray();
+
+            queue.CompleteAddingAndWake();
+
+            Assert.All(await Task.WhenAll(takes).WaitAsync(Liveness), Assert.Null);
+            Assert.True(queue.IsCompleted);
+            Assert.Throws<InvalidOperationException>(() => queue.Add("late"));
+        }
+
+        public static TheoryData<bool> ShutdownOrders() => new TheoryData<bool> { false, true };
+
+        [Theory]
+        [MemberData(nameof(ShutdownOrders))]
+        public async Task AQueueShutDownUnderItsWaitersEndsThemAsEndOfResultsOrCancellationNeverObjectDisposed(bool wake)
+        {
+            // The download manager's shutdown while a reader waits: complete, drain, dispose, right after one another.
+            var empty = new BlockingCollection<string>(2);
+            var full = new BlockingCollection<string>(1);
+            full.Add("queued");
+            Task<string?> takeOrNull = empty.TakeOrNullWhenCompletedAsync(CancellationToken.None);
+            Task<string> take = empty.TakeAsync(CancellationToken.None);
+            Task add = full.AddAsync("waiting", CancellationToken.None);
+
+            foreach (BlockingCollection<string> queue in new[] { empty, full })
+            {
+                if (wake)
+                {
+                    queue.CompleteAddingAndWake();
+                }
+                else
+                {
+                    queue.CompleteAdding();
+                }
+
+                foreach (string drained in queue.GetConsumingEnumerable(CancellationToken.None))
+                {
+                    Assert.Equal("queued", drained);
+                }
+
+                queue.Dispose();
+            }
+
+            Assert.Null(await takeOrNull.WaitAsync(Liveness));
+            // Seen complete before the dispose: the blocking Take's InvalidOperationException; after it: cancellation.
+            Exception takeEnded = await Assert.ThrowsAnyAsync<Exception>(() => take.WaitAsync(Liveness));
+            Assert.True(takeEnded is InvalidOperationException || takeEnded is OperationCanceledException, $"TakeAsync ended with {takeEnded}");
+            Assert.IsNotType<ObjectDisposedException>(takeEnded);
+            Exception addEnded = await Assert.ThrowsAnyAsync<Exception>(() => add.WaitAsync(Liveness));
+            Assert.True(addEnded is InvalidOperationException || addEnded is OperationCanceledException, $"AddAsync ended with {addEnded}");
+            Assert.IsNotType<ObjectDisposedException>(addEnded);
+        }
+
+        [Fact]
+        public async Task CallingOnAnAlreadyDisposedQueueThrowsObjectDisposedAsTheBlockingMethods()
+        {
+            var queue = new BlockingCollection<string>(1);
+            queue.Dispose();
+            Assert.Throws<ObjectDisposedException>(() => queue.Take());
+            await Assert.ThrowsAsync<ObjectDisposedException>(() => queue.TakeAsync(CancellationToken.None));
+            await Assert.ThrowsAsync<ObjectDisposedException>(() => queue.AddAsync("x", CancellationToken.None));
         }
     }
 }

@@ -1,0 +1,63 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text.Json;
+using System.Threading.Tasks;
+using Microsoft.AspNetCore.Http;
+using MockDatabricks.Protocol.Data;
+using MockDatabricks.Server.Query;
+
+namespace MockDatabricks.Server.Endpoints
+{
+    /// <summary>
+    /// POST /admin/datasets/values {"statement": "...", "rows": [0, 17, 999]}: the generator's values at those rows, for
+    /// a test written in another language (the Node.js conformance suite) to check what its client returned, without a
+    /// port of the generator. They come from <see cref="DatasetGenerator.GetValue"/>, the (seed, row, column) formula the
+    /// C# suites check against; none of the serving path (Arrow, LZ4, Thrift, column-based or string forms) is involved.
+    /// Client-neutral JSON: numbers and strings as they are, DECIMAL as a number, TIMESTAMP as microseconds since the
+    /// epoch (UTC), DATE as days since the epoch, null as null.
+    /// </summary>
+    public static class ExpectedValuesEndpoint
+    {
+        private const int MaxRows = 10_000;
+
+        public static async Task<IResult> HandleAsync(HttpRequest request)
+        {
+            DatasetGenerator generator;
+            long[] rows;
+            try
+            {
+                using JsonDocument body = await JsonDocument.ParseAsync(request.Body).ConfigureAwait(false);
+                QuerySpec query = PrepareDatasetEndpoint.ParseStatement(body.RootElement);
+                if (query.Kind != StatementKind.Dataset)
+                {
+                    throw new FormatException("The statement must select from a mock data set (SELECT ... FROM mock.<preset>).");
+                }
+
+                generator = new DatasetGenerator(query.Dataset);
+                rows = body.RootElement.TryGetProperty("rows", out JsonElement list) && list.ValueKind == JsonValueKind.Array
+                    ? list.EnumerateArray().Select(r => r.GetInt64()).ToArray()
+                    : throw new FormatException("Body must hold \"rows\": [row numbers].");
+                if (rows.Length > MaxRows || rows.Any(r => r < 0 || r >= generator.Spec.Rows))
+                {
+                    throw new FormatException($"At most {MaxRows} rows, each in 0..{generator.Spec.Rows - 1}.");
+                }
+            }
+            catch (Exception ex) when (ex is FormatException or JsonException or ArgumentException or InvalidOperationException)
+            {
+                return Results.Json(new { error = ex.Message }, statusCode: StatusCodes.Status400BadRequest);
+            }
+
+            int columns = generator.Schema.FieldsList.Count;
+            List<object?[]> values = rows.Select(row => Enumerable.Range(0, columns).Select(c => Neutral(generator.GetValue(row, c))).ToArray()).ToList();
+            return Results.Json(new { columns = generator.Schema.FieldsList.Select(f => f.Name), rows = values });
+        }
+
+        private static object? Neutral(object? value) => value switch
+        {
+            DateTimeOffset t => (t.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks) / 10,
+            DateOnly d => d.DayNumber - DateOnly.FromDateTime(DateTime.UnixEpoch).DayNumber,
+            _ => value,
+        };
+    }
+}

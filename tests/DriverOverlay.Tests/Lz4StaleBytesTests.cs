@@ -1,0 +1,158 @@
+using System;
+using System.Buffers.Binary;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Apache.Arrow.Adbc.Drivers.Databricks;
+using DriverOverlay.Tests.Memory;
+using Lz4Reference;
+using Xunit;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
+
+namespace DriverOverlay.Tests
+{
+    /// <summary>
+    /// No decoded byte ever comes from what a pooled destination held before. K4os' block decoder accepts a match with
+    /// offset 0 (the LZ4 format calls it invalid), which copies bytes the block has not written yet: decoded into a
+    /// reused pooled array, such a block returned bytes of an earlier decode, maybe another connection's. Found by
+    /// fuzzing: among mutated blocks, those whose output differed between a zeroed and a 0xEE-filled destination all
+    /// had an offset-0 match. The decoder now clears the output ahead of frames without a content checksum (a content
+    /// checksum refuses such output instead).
+    /// </summary>
+    public class Lz4StaleBytesTests
+    {
+        private const byte Secret = 0xCD;
+
+        /// <summary>
+        /// Found by the fuzzing below: "alpha", then a 10-byte match at offset 0, then "gamma". Into a zeroed array K4os
+        /// decodes it to alpha 00 00 50 00 00 00 50 00 00 00 gamma; into a 0xEE-filled one, bytes 8 and 12 are 0xEE.
+        /// </summary>
+        private static readonly byte[] s_offsetZeroBlock = Convert.FromHexString("56616C70686100005067616D6D61");
+
+        [Fact]
+        public void AnOffsetZeroMatchNeverShowsWhatThePooledArrayHeld()
+        {
+            byte[] beforeFill = new byte[64];
+            beforeFill.AsSpan().Fill(0xEE);
+            Assert.Equal(20, K4os.Compression.LZ4.LZ4Codec.Decode(s_offsetZeroBlock, beforeFill)); // K4os takes it...
+            Assert.Equal(0xEE, beforeFill[8]); // ...and returns what the destination held
+            byte[] frame = FrameOf(s_offsetZeroBlock, contentChecksum: false);
+
+            byte[]? first = null;
+            foreach (byte earlier in new byte[] { Secret, 0xEE })
+            {
+                using DatabricksMemoryLease lease = CreateScope();
+                PoisonBufferPool(lease.Scope.BufferPool, arraysPerBucket: 2, earlier, maxLength: MiB);
+                using MemoryStream stream = lease.Scope.Lz4.DecompressToStream(frame);
+                byte[] decoded = stream.ToArray();
+
+                Assert.Equal(20, decoded.Length);
+                Assert.DoesNotContain(earlier, decoded);
+                Assert.Equal("alpha", System.Text.Encoding.ASCII.GetString(decoded, 0, 5));
+                Assert.Equal("gamma", System.Text.Encoding.ASCII.GetString(decoded, 15, 5));
+                first ??= decoded;
+                Assert.Equal(first, decoded); // the same bytes whatever the pool held
+            }
+        }
+
+        [Fact]
+        public void WithAContentChecksumAnOffsetZeroMatchIsRefused()
+        {
+            using DatabricksMemoryLease lease = CreateScope();
+            PoisonBufferPool(lease.Scope.BufferPool, arraysPerBucket: 2, maxLength: MiB);
+
+            // The checksum the sender would write for the bytes it meant; whatever the decoder read instead cannot match it.
+            byte[] meant = System.Text.Encoding.ASCII.GetBytes("alphaalphaalphagamma");
+            Lz4FormatException error = Assert.Throws<Lz4FormatException>(() => lease.Scope.Lz4.DecompressToStream(FrameOf(s_offsetZeroBlock, contentChecksum: true, meant)));
+            Assert.Contains("content checksum mismatch", error.Message);
+            Assert.Equal(0, lease.Scope.BufferPool.InUseBytes);
+        }
+
+        [SkippableFact]
+        public void MutatedFramesDecodeToTheSameBytesWhateverThePooledArraysHeld()
+        {
+            Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
+            // Many small frames (short blocks, where a zeroed offset most often yields a block K4os still accepts) and a
+            // few CloudFetch-like ones.
+            var frames = Enumerable.Range(0, 60)
+                .Select(seed => NativeLz4.CompressFrame(TestData.Mixed(300 + (seed * 97), seed), new FrameOptions { BlockSize = BlockMaxSize.Max64KB }))
+                .Append(NativeLz4.CompressFrame(TestData.Mixed(150_000, 12), new FrameOptions { BlockSize = BlockMaxSize.Max64KB, IndependentBlocks = false }))
+                .Append(NativeLz4.CompressFrame(TestData.Mixed(300_000, 13), FrameOptions.Databricks))
+                .ToArray();
+
+            using DatabricksMemoryLease zeroed = CreateScope();
+            using DatabricksMemoryLease dirty = CreateScope();
+            var random = new Random(20261124);
+            int decodedBoth = 0;
+            var differing = new List<string>();
+            foreach (byte[] frame in frames)
+            {
+                for (int i = 0; i < 40; i++)
+                {
+                    byte[] input = WithZeroedPair(frame, random);
+                    PoisonBufferPool(zeroed.Scope.BufferPool, arraysPerBucket: 1, poison: 0x00, maxLength: MiB);
+                    PoisonBufferPool(dirty.Scope.BufferPool, arraysPerBucket: 1, poison: 0xEE, maxLength: MiB);
+                    byte[]? a = TryDecode(zeroed.Scope, input);
+                    byte[]? b = TryDecode(dirty.Scope, input);
+                    if (a != null && b != null)
+                    {
+                        decodedBoth++;
+                        if (!a.AsSpan().SequenceEqual(b))
+                        {
+                            differing.Add($"frame {Array.IndexOf(frames, frame)} case {i}");
+                        }
+                    }
+                    else if ((a == null) != (b == null))
+                    {
+                        differing.Add($"frame {Array.IndexOf(frames, frame)} case {i}: decoded in one scope only");
+                    }
+                }
+            }
+
+            Assert.True(differing.Count == 0, $"output depended on the pooled arrays' earlier contents: {string.Join("; ", differing.Take(10))}");
+            Assert.True(decodedBoth > 100, $"only {decodedBoth} mutated frames decoded: the test checks too little");
+        }
+
+        /// <summary>Two adjacent bytes set to zero: where they land on a match's offset, an offset-0 match.</summary>
+        private static byte[] WithZeroedPair(byte[] frame, Random random)
+        {
+            byte[] input = (byte[])frame.Clone();
+            int at = random.Next(11, input.Length - 6); // past the header and first block size, before the end mark
+            input[at] = 0;
+            input[at + 1] = 0;
+            return input;
+        }
+
+        private static byte[]? TryDecode(DatabricksMemoryScope scope, byte[] input)
+        {
+            try
+            {
+                using MemoryStream stream = scope.Lz4.DecompressToStream(input);
+                return stream.ToArray();
+            }
+            catch (Lz4FormatException)
+            {
+                return null;
+            }
+        }
+
+        /// <summary>One frame around one compressed block: 4 MB maximum, independent blocks, optional content checksum of <paramref name="content"/>.</summary>
+        private static byte[] FrameOf(byte[] block, bool contentChecksum, byte[]? content = null)
+        {
+            var frame = new List<byte>();
+            frame.AddRange(BitConverter.GetBytes(Lz4FrameDecoder.FrameMagic));
+            byte[] descriptor = { (byte)(0x60 | (contentChecksum ? 0x04 : 0)), 0x70 };
+            frame.AddRange(descriptor);
+            frame.Add((byte)(K4os.Hash.xxHash.XXH32.DigestOf(descriptor) >> 8));
+            frame.AddRange(BitConverter.GetBytes(block.Length));
+            frame.AddRange(block);
+            frame.AddRange(new byte[4]); // end mark
+            if (contentChecksum)
+            {
+                frame.AddRange(BitConverter.GetBytes(K4os.Hash.xxHash.XXH32.DigestOf(content)));
+            }
+
+            return frame.ToArray();
+        }
+    }
+}
