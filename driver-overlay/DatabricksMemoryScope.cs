@@ -145,7 +145,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             options.PoolingEnabled && options.ArrowBatchesPooled ? options.ArrowBatchPoolMaxRetainedBytes : 0,
             new PoolMeter(idTag, DatabricksMemoryMetrics.ArrowBatchPoolTag),
             options.BufferPoolIdleTrimPeriod, // an idle database gives its free batch arrays back too
-            PoolBuckets.QuarterSteps); // batches the application keeps hold at most 1.25x their bytes
+            PoolBuckets.RecordBatches); // batches the application keeps hold at most 1.25x their bytes
 
         /// <summary>Called once per non-detached lease by <see cref="DatabricksMemoryLease.Dispose"/>.</summary>
         internal void ReleaseReference()

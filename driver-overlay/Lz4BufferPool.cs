@@ -35,8 +35,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// <c>in_use</c> gauge) to the <c>collected</c> counter, which makes a leak visible without the gauge drifting.
     /// </para>
     /// <para>
-    /// Arrays come in the sizes of the pool's <see cref="PoolBuckets"/> (powers of two for LZ4 buffers, quarter steps for
-    /// record batch bodies) up to the configured maximum; larger requests are served unpooled, exactly sized. Returned
+    /// Arrays come in the sizes of the pool's <see cref="PoolBuckets"/> (four per doubling) up to the configured maximum
+    /// (rounded up to a power of two); larger requests are served unpooled, exactly sized. Returned
     /// arrays are kept while the pool's free bytes stay under the cap, and
     /// dropped to the GC otherwise. <see cref="Trim"/> drops every free array (rentals in use are untouched); after
     /// <see cref="Release"/> rents allocate unpooled arrays and returns are dropped: nothing throws because of
@@ -69,7 +69,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// After this long without a rent or return, free arrays go back to the GC; zero (the default) keeps them
         /// until release. Gen2 trimming (see <see cref="Lz4BufferPoolTrimmer"/>) runs whenever the pool keeps anything.
         /// </param>
-        /// <param name="layout">The array sizes; <see cref="PoolBuckets.PowersOfTwo"/> (LZ4 buffers) when null.</param>
+        /// <param name="layout">The array sizes; <see cref="PoolBuckets.Lz4Buffers"/> when null.</param>
         public Lz4BufferPool(int maxArrayLength, long maxRetainedBytes, PoolMeter meter, TimeSpan idleTrimPeriod = default, PoolBuckets? layout = null)
         {
             if (maxArrayLength < MinimumArrayLength)
@@ -87,8 +87,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 throw new ArgumentOutOfRangeException(nameof(maxRetainedBytes), maxRetainedBytes, "must not be negative");
             }
 
-            _layout = layout ?? PoolBuckets.PowersOfTwo;
-            _buckets = new Stack<byte[]>[_layout.IndexOf(PoolBuckets.PowersOfTwo.SizeOf(PoolBuckets.PowersOfTwo.IndexOf(maxArrayLength))) + 1];
+            _layout = layout ?? PoolBuckets.Lz4Buffers;
+            _buckets = new Stack<byte[]>[_layout.IndexOf(RoundUpToPowerOfTwo(maxArrayLength)) + 1];
             for (int i = 0; i < _buckets.Length; i++)
             {
                 _buckets[i] = new Stack<byte[]>();
@@ -350,7 +350,18 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private bool IsUnpooled(int length) =>
             _released || length > MaxArrayLength || (length < MinimumArrayLength && !_layout.PoolsSmallRequests);
 
-        private static byte[] AllocateUninitialized(int length)
+        private static int RoundUpToPowerOfTwo(int length)
+        {
+            int size = MinimumArrayLength;
+            while (size < length)
+            {
+                size <<= 1;
+            }
+
+            return size;
+        }
+
+                private static byte[] AllocateUninitialized(int length)
         {
 #if NET5_0_OR_GREATER
             return GC.AllocateUninitializedArray<byte>(length);

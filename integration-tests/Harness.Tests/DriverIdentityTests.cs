@@ -1,6 +1,5 @@
 using System;
 using System.IO;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Xunit;
 using Xunit.Abstractions;
 

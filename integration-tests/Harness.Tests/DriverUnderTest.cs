@@ -1,7 +1,6 @@
 using System;
 using System.Linq;
 using System.Reflection;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 
 namespace Harness.Tests
 {

@@ -38,8 +38,13 @@ namespace Harness.Tests
             List<JournalEntry> journal = await RunWithFaultAsync(fault, "refresh");
             Run(journal).AssertAllRowsCorrect();
 
-            // The refresh is the driver's FetchResults with maxRows=1 at the expired file's start row offset.
-            List<JournalEntry> refreshes = journal.Where(e => e.Method == "FetchResults" && e.MaxRows == 1).ToList();
+            // A refresh is a FetchResults that is not paging, at the expired file's start row offset: apache/arrow-adbc's
+            // driver asks for one row (maxRows=1); adbc-drivers/databricks' asks with its batch size again, after the
+            // server has said that no rows are left.
+            int lastPage = journal.FindIndex(e => e.Method == "FetchResults" && e.Detail?.Contains("hasMoreRows=False") == true);
+            List<JournalEntry> refreshes = journal
+                .Where((e, i) => e.Method == "FetchResults" && (e.MaxRows == 1 || (lastPage >= 0 && i > lastPage)))
+                .ToList();
             Assert.NotEmpty(refreshes);
             Assert.All(refreshes, e => Assert.Equal(0, (e.StartRowOffset ?? 0) % s_spec.RowsPerFile!.Value));
         }
@@ -85,9 +90,11 @@ namespace Harness.Tests
             // stock and patched): the exception is the raw HttpRequestException for 404/5xx, and for a 403 on a live
             // link an InvalidOperationException "Failed to download file from <full presigned URL> after 3 attempts"
             // that names neither the status nor the refresh, and puts the whole URL, query string included, in the
-            // message. Neither is an AdbcException.
+            // message. Neither is an AdbcException. adbc-drivers/databricks (stock and patched) wraps every persistent
+            // failure the way tag 21 wraps the 403: "Failed to download file from <sanitized URL> after 3 attempts over
+            // N s (...). Last error: HttpRequestException", without the status.
             Assert.Equal(3, journal.Count(e => e.Kind == "download" && e.Status == status));
-            Assert.Contains(expectedMessage, messages, StringComparison.Ordinal);
+            Assert.True(messages.Contains(expectedMessage, StringComparison.Ordinal) || messages.Contains("after 3 attempts", StringComparison.Ordinal), messages);
         }
 
         [Theory]

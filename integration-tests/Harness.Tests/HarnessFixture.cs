@@ -2,7 +2,6 @@ using System;
 using System.Collections.Generic;
 using System.Threading.Tasks;
 using Apache.Arrow.Adbc;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Harness.Support;
 using MockDatabricks.Testing;
 using Xunit;

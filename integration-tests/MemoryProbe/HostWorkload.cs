@@ -3,8 +3,10 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
+using System.Runtime.CompilerServices;
 using System.Text.Json;
 using System.Threading.Tasks;
+using Apache.Arrow.Adbc;
 using Harness.Support;
 
 namespace MemoryProbe
@@ -55,7 +57,7 @@ namespace MemoryProbe
 
             for (int warmup = 0; options.WarmupRows > 0 && warmup < options.WarmupQueries; warmup++)
             {
-                if (Program.RunQuery(options, options.WarmupRows, disposeBatches: true).Error is string warmupError)
+                if (Program.RunQuery(options, options.WarmupRows, disposeBatches: true, new StrongBox<AdbcDatabase?>()).Error is string warmupError)
                 {
                     Console.Error.WriteLine($"memory probe: warm-up query failed: {warmupError}");
                     return 1;

@@ -1,12 +1,11 @@
 using Apache.Arrow.Adbc;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Harness.Support;
 
 namespace MemoryProbe
 {
     /// <summary>
-    /// The one place the host workloads name the driver's namespace (it differs between the driver's homes): how they
-    /// open a database on the mock, and which assembly they measured.
+    /// How the host workloads open a database on the mock, and which driver they measured. The driver's namespace (it
+    /// differs between its homes) comes from the global using of ../DriverUnderTest.props.
     /// </summary>
     internal static class ProbeDriver
     {

@@ -9,7 +9,6 @@ using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using Apache.Arrow.Adbc;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Harness.Support;
 using MockDatabricks.Protocol.Data;
 
@@ -51,7 +50,7 @@ namespace MemoryProbe
             // then part of the baseline, so "heap after dispose" measures what one database leaves behind.
             if (options.WarmupRows > 0)
             {
-                RunResult warmup = RunQuery(options, options.WarmupRows, disposeBatches: true);
+                RunResult warmup = RunQuery(options, options.WarmupRows, disposeBatches: true, new StrongBox<AdbcDatabase?>());
                 if (warmup.Error != null)
                 {
                     Console.Error.WriteLine($"memory probe: warm-up query failed: {warmup.Error}");
@@ -76,7 +75,9 @@ namespace MemoryProbe
             sampler.Start();
             DateTime runStart = DateTime.UtcNow;
             var clock = Stopwatch.StartNew();
-            RunResult run = RunQuery(options, options.Rows, disposeBatches: !options.NeverDisposeBatches);
+            // The disposed database object, kept referenced the way hosts keep it, for the first "after dispose" figure.
+            var keptDatabase = new StrongBox<AdbcDatabase?>();
+            RunResult run = RunQuery(options, options.Rows, disposeBatches: !options.NeverDisposeBatches, keptDatabase);
             clock.Stop();
             DateTime runEnd = DateTime.UtcNow;
             sampler.Stop();
@@ -84,6 +85,10 @@ namespace MemoryProbe
             long allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedBefore;
             int[] collections = Collections().Zip(collectionsBefore, (after, before) => after - before).ToArray();
             long lohAllocated = gcEvents.LargeObjectBytes - lohBefore;
+            // Twice: with the disposed database still referenced (what a driver whose pools live as long as that object
+            // keeps), then with it dropped (what remains once the application lets go of everything).
+            long heapAfterDisposeDatabaseKept = CompactingCollect();
+            keptDatabase.Value = null;
             long heapAfterDispose = CompactingCollect();
             heapReport?.DumpAfterDispose();
             long decoded = overlay.DecodedBytes();
@@ -123,6 +128,7 @@ namespace MemoryProbe
                 ["gcHeapBeforeOpenBytes"] = heapBeforeOpen,
                 ["gcHeapAfterDisposeBytes"] = heapAfterDispose,
                 ["gcHeapAfterDisposeDeltaBytes"] = heapAfterDispose - heapBeforeOpen,
+                ["gcHeapAfterDisposeDatabaseKeptDeltaBytes"] = heapAfterDisposeDatabaseKept - heapBeforeOpen,
                 ["overlayMetrics"] = new Dictionary<string, object?>
                 {
                     ["scopes"] = overlay.Scopes.Count,
@@ -153,7 +159,8 @@ namespace MemoryProbe
             heapReport?.Write(heapBeforeOpen, heapAfterDispose);
             Console.WriteLine($"{options.Label}/{options.Scenario}: {run.Rows:N0} rows in {clock.Elapsed.TotalSeconds:F2} s, " +
                 $"allocated {allocated / 1048576.0:F0} MB, gen2 {collections[2]} ({string.Join(", ", gen2ByReason.Select(r => r.Key + " " + r.Value))}), peak WS {Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0:F0} MB, " +
-                $"heap after dispose {(heapAfterDispose - heapBeforeOpen) / 1048576.0:+0.00;-0.00} MB" +
+                $"heap after dispose {(heapAfterDispose - heapBeforeOpen) / 1048576.0:+0.00;-0.00} MB " +
+                $"({(heapAfterDisposeDatabaseKept - heapBeforeOpen) / 1048576.0:+0.00;-0.00} MB with the database object kept)" +
                 (run.Error != null ? $", FAILED: {run.Error}" : run.Errors.Count > 0 ? $", {run.Errors.Count} wrong values" : ", every checked value right"));
             return run.Error == null && run.Errors.Count == 0 ? 0 : 1;
         }
@@ -164,12 +171,13 @@ namespace MemoryProbe
         /// method's locals live in its state machine box, which the returned task is).
         /// </summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
-        internal static RunResult RunQuery(ProbeOptions options, long rows, bool disposeBatches)
+        internal static RunResult RunQuery(ProbeOptions options, long rows, bool disposeBatches, StrongBox<AdbcDatabase?> keepDatabase)
         {
             var verifier = new ResultVerifier(new DatasetSpec { Rows = rows, Seed = options.Seed }, options.SampleEvery) { DisposeBatches = disposeBatches };
             try
             {
                 using AdbcDatabase database = new DatabricksDriver().Open(MockConnectionProperties.For(options.MockUrl, options.Token, options.Properties));
+                keepDatabase.Value = database; // disposed by the using, still referenced through the box
                 using AdbcConnection connection = database.Connect(null);
                 using AdbcStatement statement = connection.CreateStatement();
                 statement.SqlQuery = options.Statement(rows);

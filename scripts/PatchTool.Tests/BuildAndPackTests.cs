@@ -47,7 +47,7 @@ namespace DbxMem.PatchTool.Tests
             using JsonDocument applied = JsonDocument.Parse(File.ReadAllText(fake.ProvenancePath));
             JsonElement a = applied.RootElement;
             Assert.Equal(
-                new[] { "schema", "toolVersion", "baseTag", "baseCommit", "seriesVersion", "seriesHash", "patchedHead", "workingTreeClean", "versionSuffix", "configuration", "frameworks", "dotnetSdk", "packages", "patches", "overlayFiles", "createdAtUtc" },
+                new[] { "schema", "toolVersion", "baseTag", "baseCommit", "seriesVersion", "seriesHash", "patchedHead", "workingTreeClean", "versionSuffix", "configuration", "frameworks", "dotnetSdk", "msbuildProperties", "substitutedDependencies", "packages", "patches", "overlayFiles", "createdAtUtc" },
                 p.EnumerateObject().Select(o => o.Name).ToArray());
             Assert.Equal("dbxmem-pack-provenance/1", p.GetProperty("schema").GetString());
             Assert.Equal("1.0.0", p.GetProperty("toolVersion").GetString());
@@ -61,6 +61,8 @@ namespace DbxMem.PatchTool.Tests
             Assert.Equal("Release", p.GetProperty("configuration").GetString());
             Assert.Equal(new[] { "net10.0" }, p.GetProperty("frameworks").EnumerateArray().Select(e => e.GetString()).ToArray());
             Assert.Matches(@"^\d+\.\d+\.\d+", p.GetProperty("dotnetSdk").GetString());
+            Assert.Empty(p.GetProperty("msbuildProperties").EnumerateArray());
+            Assert.Empty(p.GetProperty("substitutedDependencies").EnumerateArray());
             JsonElement packageRecord = Assert.Single(p.GetProperty("packages").EnumerateArray());
             Assert.Equal("Fake.Databricks", packageRecord.GetProperty("id").GetString());
             Assert.Equal("0.21.0-dbxmem.1.0.0", packageRecord.GetProperty("version").GetString());

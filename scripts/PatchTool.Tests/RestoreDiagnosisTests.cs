@@ -42,6 +42,25 @@ namespace DbxMem.PatchTool.Tests
         }
 
         [Fact]
+        public void TheSubstitutionsARestoreRecorded_AreReadFromItsAssetsFile()
+        {
+            using var folder = new Support.TempDirectory();
+            string assets = folder.Combine("project.assets.json");
+            // The shape NuGet writes (captured from a csharp/v1.1.7 restore, 2026-11-24): warnings stay in "logs".
+            System.IO.File.WriteAllText(assets, """
+                {"version": 3, "logs": [
+                  {"code": "NU1603", "level": "Warning", "message": "ApacheThrift 0.25.0 depends on System.Net.Http.WinHttpHandler (>= 10.0.10) but System.Net.Http.WinHttpHandler 10.0.10 was not found. System.Net.Http.WinHttpHandler 10.0.14 was resolved instead."},
+                  {"code": "NU1605", "level": "Warning", "message": "Detected package downgrade: System.Diagnostics.DiagnosticSource from 10.0.0 to 9.0.6."}
+                ]}
+                """);
+
+            Substitution found = Assert.Single(RestoreDiagnosis.SubstitutionsIn(assets));
+
+            Assert.Equal(("System.Net.Http.WinHttpHandler", "10.0.10", "10.0.14", "ApacheThrift 0.25.0"), (found.Package, found.Pinned, found.Resolved, found.By));
+            Assert.Empty(RestoreDiagnosis.SubstitutionsIn(folder.Combine("missing.json")));
+        }
+
+        [Fact]
         public void OtherRestoreErrors_GetNoPackageHint()
         {
             Assert.Null(RestoreDiagnosis.Hint("error NU1301: Unable to load the service index for source https://api.nuget.org/v3/index.json."));

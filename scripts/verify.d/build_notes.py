@@ -5,6 +5,7 @@ lacks or substitutes a pinned dependency, the substitutions NuGet made, and the 
 before the timed runs.
 
     build_notes.py FILE init
+    build_notes.py FILE base TAG REPOSITORY COMMIT            (the base the drivers were built from)
     build_notes.py FILE override ARGUMENT REASON
     build_notes.py FILE missing PACKAGE...
     build_notes.py FILE substitutions PROJECT_ASSETS_JSON     (prints one line per substitution)
@@ -51,7 +52,9 @@ def main(args):
     notes.setdefault("missingPackages", [])
     notes.setdefault("substitutions", [])
     notes.setdefault("datasets", [])
-    if command == "override":
+    if command == "base":
+        notes["base"] = {"tag": rest[0], "repository": rest[1], "commit": rest[2]}
+    elif command == "override":
         notes["overrides"].append({"argument": rest[0], "reason": rest[1]})
     elif command == "missing":
         notes["missingPackages"] = sorted(set(notes["missingPackages"]) | set(rest))

@@ -7,10 +7,13 @@
 # for what its output shows:
 #   NU1603            -> -p:WarningsNotAsErrors=NU1603 (the substitutions stay visible as warnings)
 #   NU1101/1102/1103  -> -p:TargetFrameworks=net8.0 (the harness and the probe load only net8.0)
+#   NU1101 for a package whose project the checkout itself holds (adbc-drivers/databricks main: its hiveserver2
+#                     references Apache.Arrow.Adbc 0.24.0 as a package, the pinned arrow-adbc submodule has the
+#                     project) -> that project packed into OUT/work/local-feed, -p:RestoreAdditionalProjectSources=it
 # Each override is appended to msbuild_args (used for both publishes), printed, and recorded in build-notes.json
 # for the report, with the versions the driver was really built against.
 #
-# Uses from scripts/verify: msbuild_args (array), log_dir, build_notes (the notes file), repo_root.
+# Uses from scripts/verify: msbuild_args (array), log_dir, build_notes (the notes file), repo_root, adbc, out.
 
 # True when msbuild_args already sets property $1 (the user's own --msbuild-arg wins over detection).
 msbuild_args_set() {
@@ -25,6 +28,27 @@ msbuild_args_set() {
 missing_packages() {
     grep -oE 'error NU110[123]: Unable to find (a stable )?package [A-Za-z0-9_.-]+' "$1" \
         | sed -E 's/.* package //; s/\.$//' | sort -u
+}
+
+# pack_from_checkout ID...: packs each package whose project (ID.csproj) the checkout holds into OUT/work/local-feed, at
+# the project's own version (-p:VersionSuffix= drops a -SNAPSHOT suffix), and adds the folder as a restore source.
+# Returns 1 when some ID has no project in the checkout (nothing is packed then).
+pack_from_checkout() {
+    local id project projects=() feed="$out/work/local-feed"
+    for id in "$@"; do
+        project="$(find "$adbc" -name "$id.csproj" -not -path '*/obj/*' | head -n 1)"
+        [ -n "$project" ] || return 1
+        projects+=("$project")
+    done
+    mkdir -p "$feed"
+    for project in "${projects[@]}"; do
+        dotnet pack "$project" -c Release -o "$feed" -nologo -p:VersionSuffix= "${msbuild_args[@]}" >"$log_dir/pack-$(basename "$project" .csproj).log" 2>&1 \
+            || { echo "verify: could not pack $project (log: $log_dir/pack-$(basename "$project" .csproj).log)" >&2; exit 1; }
+    done
+    msbuild_args+=("-p:RestoreAdditionalProjectSources=$feed")
+    "$repo_root/scripts/verify.d/build_notes.py" "$build_notes" override "-p:RestoreAdditionalProjectSources=OUT/work/local-feed" \
+        "the NuGet source does not serve $*, which the checkout itself holds: packed from ${projects[*]#"$adbc/"} (its pinned submodule)"
+    echo "  NuGet: not served: $*; packed from the checkout's own projects into a local folder source"
 }
 
 resolve_restore_overrides() {
@@ -47,7 +71,10 @@ resolve_restore_overrides() {
             added=1
         fi
         missing="$(missing_packages "$log" | tr '\n' ' ')"
-        if [ -n "$missing" ] && ! msbuild_args_set TargetFrameworks; then
+        # shellcheck disable=SC2086 # one argument per package id
+        if [ -n "$missing" ] && ! msbuild_args_set RestoreAdditionalProjectSources && pack_from_checkout $missing; then
+            added=1
+        elif [ -n "$missing" ] && ! msbuild_args_set TargetFrameworks; then
             msbuild_args+=(-p:TargetFrameworks=net8.0)
             # shellcheck disable=SC2086 # one argument per package id
             "$notes_py" "$build_notes" missing $missing

@@ -34,6 +34,7 @@ namespace DbxMem.PatchTool.Commands
             SeriesDefinition series = repository.LoadSeries(baseInfo);
             series.EnsureValid();
             SeriesApplier.RequireOverlayFolderFree(checkout, baseInfo);
+            checkout.RequireSubmodules(baseInfo);
             HandleUncommittedChanges(context, checkout, baseInfo, force);
 
             context.Info($"Applying series {series.Version} ({series.Patches.Count} patch(es) + overlay of {series.Overlay.Count} file(s)) to {baseInfo.Tag} at {checkout.Root}");

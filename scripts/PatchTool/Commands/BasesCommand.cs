@@ -6,7 +6,7 @@ using DbxMem.PatchTool.Series;
 
 namespace DbxMem.PatchTool.Commands
 {
-    /// <summary>bases: the supported upstream tags, their commits, and where the --adbc checkout stands.</summary>
+    /// <summary>bases: the supported upstream tags, their repositories and commits, and where the --adbc checkout stands.</summary>
     internal static class BasesCommand
     {
         public static int Run(ToolContext context)
@@ -25,7 +25,7 @@ namespace DbxMem.PatchTool.Commands
                 return ExitCodes.Success;
             }
 
-            context.Info($"{"TAG",-24} {"COMMIT",-40} {"PATCHES",7}  {"SHARED SERIES",-20}  CHECKOUT");
+            context.Info($"{"TAG",-24} {"REPOSITORY",-24} {"COMMIT",-40} {"PATCHES",7}  {"SHARED SERIES",-20}  CHECKOUT");
             foreach (BaseInfo baseInfo in bases)
             {
                 SeriesDefinition series = repository.LoadSeries(baseInfo);
@@ -50,7 +50,7 @@ namespace DbxMem.PatchTool.Commands
                     }
                 }
 
-                context.Info($"{baseInfo.Tag,-24} {baseInfo.Commit,-40} {count,7}  {(shared.Length == 0 ? "-" : shared),-20}  {mark}".TrimEnd());
+                context.Info($"{baseInfo.Tag,-24} {baseInfo.RepositoryName,-24} {baseInfo.Commit,-40} {count,7}  {(shared.Length == 0 ? "-" : shared),-20}  {mark}".TrimEnd());
             }
 
             return ExitCodes.Success;

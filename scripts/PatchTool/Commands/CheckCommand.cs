@@ -92,8 +92,8 @@ namespace DbxMem.PatchTool.Commands
 
             if (!checkout.CommitExists(baseInfo.Commit))
             {
-                context.Err.WriteLine($"  MISSING  commit {baseInfo.Commit} ({baseInfo.Tag}) is not in this clone.");
-                context.Err.WriteLine($"hint: `git -C \"{checkout.Root}\" fetch origin tag {baseInfo.Tag}` (a shallow clone needs --unshallow or a deeper fetch).");
+                context.Err.WriteLine($"  MISSING  commit {baseInfo.Commit} ({baseInfo.Tag}, {baseInfo.RepositoryName}) is not in this clone.");
+                context.Err.WriteLine($"hint: a base of {baseInfo.RepositoryName} is checked in a clone of it; in one, `git -C \"{checkout.Root}\" fetch origin tag {baseInfo.Tag}` (a shallow clone needs --unshallow or a deeper fetch).");
                 return ExitCodes.CheckoutState;
             }
 

@@ -33,8 +33,9 @@ namespace DbxMem.PatchTool.Commands
             AdbcCheckout checkout = context.OpenCheckout();
             ApplyCommand.RequireNoAmSession(checkout);
             CheckoutProvenance? provenance = checkout.ReadProvenance(context, deleteStale: false);
+            PatchRepository repository = context.OpenPatches();
             string relativeProject;
-            string baseTag;
+            BaseInfo baseInfo;
             if (provenance != null)
             {
                 if (provenance.State != CheckoutProvenance.StateApplied)
@@ -46,11 +47,10 @@ namespace DbxMem.PatchTool.Commands
                 }
 
                 relativeProject = provenance.DriverProject;
-                baseTag = provenance.BaseTag;
+                baseInfo = repository.LoadBase(provenance.BaseTag);
             }
             else
             {
-                PatchRepository repository = context.OpenPatches();
                 IReadOnlyList<BaseInfo> bases = repository.LoadBases();
                 string head = checkout.Head();
                 BaseInfo? atBase = BaseResolver.FindByCommit(bases, head);
@@ -71,8 +71,10 @@ namespace DbxMem.PatchTool.Commands
                 }
 
                 relativeProject = atBase.DriverProject;
-                baseTag = atBase.Tag;
+                baseInfo = atBase;
             }
+
+            checkout.RequireSubmodules(baseInfo);
 
             string project = Path.Combine(checkout.Root, relativeProject);
             if (!File.Exists(project))
@@ -83,7 +85,7 @@ namespace DbxMem.PatchTool.Commands
                     "check driverProject in the base's base.json");
             }
 
-            return new DriverProject(checkout, project, baseTag, provenance);
+            return new DriverProject(checkout, project, baseInfo.Tag, provenance);
         }
     }
 }

@@ -104,6 +104,13 @@ namespace DbxMem.PatchTool.Commands
                 Configuration = configuration,
                 Frameworks = frameworks.ToList(),
                 DotnetSdk = dotnet.Run(new[] { "--version" }).Stdout.Trim(),
+                MsBuildProperties = properties.Select(p => p.Substring("-p:".Length)).ToList(),
+                SubstitutedDependencies = projects
+                    .SelectMany(p => RestoreDiagnosis.SubstitutionsIn(p.Evaluation.AssetsFile))
+                    .GroupBy(s => s.Package, StringComparer.OrdinalIgnoreCase)
+                    .Select(g => g.First())
+                    .OrderBy(s => s.Package, StringComparer.Ordinal)
+                    .ToList(),
                 Packages = packages,
                 Patches = provenance.Patches.Select(p => new PatchRecord { Name = p.Name, Sha256 = p.Sha256, Subject = p.Subject, Commit = p.Commit }).ToList(),
                 OverlayFiles = provenance.OverlayFiles.Select(f => new OverlayFileRecord { Path = f.Path, Sha256 = f.Sha256, Generated = f.Generated }).ToList(),

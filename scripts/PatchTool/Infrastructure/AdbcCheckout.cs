@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using DbxMem.PatchTool.Provenance;
+using DbxMem.PatchTool.Series;
 
 namespace DbxMem.PatchTool.Infrastructure
 {
@@ -85,6 +86,59 @@ namespace DbxMem.PatchTool.Infrastructure
         {
             string output = Git.Checked("ls-tree", "-r", "--name-only", commit, "--", directory);
             return output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        }
+
+        /// <summary>
+        /// Fails unless each submodule the base builds from (<see cref="BaseInfo.Submodules"/>) is checked out at the
+        /// commit the checkout pins: without them the driver project does not build, and at other commits it would
+        /// build from other sources than the release's.
+        /// </summary>
+        public void RequireSubmodules(BaseInfo baseInfo)
+        {
+            if (baseInfo.Submodules.Count == 0)
+            {
+                return;
+            }
+
+            // One line per submodule, recursively: a state character, the checked-out commit, the path. ' ' is at the
+            // pinned commit, '-' not checked out, '+' at another commit, 'U' in a merge conflict.
+            var states = new Dictionary<string, (char State, string Commit)>(StringComparer.Ordinal);
+            ProcessResult status = Git.Run("submodule", "status", "--recursive");
+            if (!status.Succeeded)
+            {
+                throw new ToolException(ExitCodes.Environment, $"git submodule status failed in {Root}: {Git.FirstLines(status.Stderr + status.Stdout, 4)}");
+            }
+
+            // Not trimmed: the first line's state character may be a space.
+            foreach (string line in status.Stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries))
+            {
+                string[] fields = line.Substring(1).Split(' ', 3);
+                if (fields.Length >= 2)
+                {
+                    states[fields[1]] = (line[0], fields[0]);
+                }
+            }
+
+            var problems = new List<string>();
+            foreach (string path in baseInfo.Submodules)
+            {
+                if (!states.TryGetValue(path, out (char State, string Commit) found) || found.State == '-')
+                {
+                    problems.Add($"{path} is not checked out");
+                }
+                else if (found.State != ' ')
+                {
+                    problems.Add($"{path} is at {found.Commit.Substring(0, Math.Min(12, found.Commit.Length))}, not at the commit {baseInfo.Tag} pins" + (found.State == 'U' ? " (merge conflict)" : ""));
+                }
+            }
+
+            if (problems.Count > 0)
+            {
+                throw new ToolException(
+                    ExitCodes.CheckoutState,
+                    $"{Root} builds the driver from submodules that are not at the commits {baseInfo.Tag} pins:\n{FormatList(problems)}",
+                    $"run `git -C \"{Root}\" submodule update --init --recursive`");
+            }
         }
 
         /// <summary>

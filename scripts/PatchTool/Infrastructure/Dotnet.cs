@@ -86,7 +86,7 @@ namespace DbxMem.PatchTool.Infrastructure
         public ProjectEvaluation Evaluate(string project, params string[] globalProperties)
         {
             var arguments = new List<string> { "msbuild", project, "-nologo" };
-            arguments.AddRange(new[] { "TargetFrameworks", "TargetFramework", "PackageId", "PackageVersion", "IsPackable" }.Select(p => "-getProperty:" + p));
+            arguments.AddRange(new[] { "TargetFrameworks", "TargetFramework", "PackageId", "PackageVersion", "IsPackable", "ProjectAssetsFile" }.Select(p => "-getProperty:" + p));
             arguments.Add("-getItem:ProjectReference");
             arguments.AddRange(globalProperties);
             ProcessResult result = Run(arguments);
@@ -128,7 +128,8 @@ namespace DbxMem.PatchTool.Infrastructure
                 Property("PackageId"),
                 Property("PackageVersion"),
                 !string.Equals(Property("IsPackable"), "false", StringComparison.OrdinalIgnoreCase),
-                references);
+                references,
+                Property("ProjectAssetsFile"));
         }
 
         /// <summary>
@@ -168,8 +169,9 @@ namespace DbxMem.PatchTool.Infrastructure
     /// <summary>What one evaluation of a project says.</summary>
     internal sealed class ProjectEvaluation
     {
-        public ProjectEvaluation(IReadOnlyList<string> frameworks, string packageId, string packageVersion, bool isPackable, IReadOnlyList<string> projectReferences)
+        public ProjectEvaluation(IReadOnlyList<string> frameworks, string packageId, string packageVersion, bool isPackable, IReadOnlyList<string> projectReferences, string assetsFile)
         {
+            AssetsFile = assetsFile;
             Frameworks = frameworks;
             PackageId = packageId;
             PackageVersion = packageVersion;
@@ -186,5 +188,8 @@ namespace DbxMem.PatchTool.Infrastructure
         public bool IsPackable { get; }
 
         public IReadOnlyList<string> ProjectReferences { get; }
+
+        /// <summary>obj/project.assets.json: what the restore resolved, and its warnings.</summary>
+        public string AssetsFile { get; }
     }
 }

@@ -1,6 +1,9 @@
 using System;
 using System.Collections.Generic;
+using System.IO;
 using System.Linq;
+using System.Text.Json;
+using System.Text.Json.Serialization;
 using System.Text.RegularExpressions;
 
 namespace DbxMem.PatchTool.Infrastructure
@@ -30,6 +33,36 @@ namespace DbxMem.PatchTool.Infrastructure
                 .Select(g => $"{g.Key} {g.First().Groups["resolved"].Value} for the pinned {g.First().Groups["pinned"].Value}")
                 .ToList();
 
+        /// <summary>
+        /// The NU1603 substitutions a restore recorded in a project.assets.json (NuGet keeps restore warnings there,
+        /// so an up-to-date restore that prints nothing still has them), one per package.
+        /// </summary>
+        public static IReadOnlyList<Substitution> SubstitutionsIn(string assetsFile)
+        {
+            if (!File.Exists(assetsFile))
+            {
+                return Array.Empty<Substitution>();
+            }
+
+            using JsonDocument assets = JsonDocument.Parse(File.ReadAllText(assetsFile));
+            var found = new List<Substitution>();
+            if (assets.RootElement.TryGetProperty("logs", out JsonElement logs))
+            {
+                foreach (JsonElement log in logs.EnumerateArray())
+                {
+                    string code = log.TryGetProperty("code", out JsonElement c) ? c.GetString() ?? "" : "";
+                    string message = log.TryGetProperty("message", out JsonElement m) ? m.GetString() ?? "" : "";
+                    Match match = Substituted.Match("NU1603: " + message);
+                    if (code == "NU1603" && match.Success)
+                    {
+                        found.Add(new Substitution { Package = match.Groups["id"].Value, Pinned = match.Groups["pinned"].Value, Resolved = match.Groups["resolved"].Value, By = match.Groups["by"].Value });
+                    }
+                }
+            }
+
+            return found;
+        }
+
         /// <summary>What to do, naming the packages; null when the output shows neither problem.</summary>
         public static string? Hint(string output)
         {
@@ -54,5 +87,22 @@ namespace DbxMem.PatchTool.Infrastructure
 
             return parts.Count == 0 ? null : string.Join("; ", parts);
         }
+    }
+
+    /// <summary>A pinned dependency the NuGet source lacked and the newer version NuGet resolved instead (NU1603).</summary>
+    internal sealed class Substitution
+    {
+        [JsonPropertyName("package")]
+        public string Package { get; set; } = "";
+
+        [JsonPropertyName("pinned")]
+        public string Pinned { get; set; } = "";
+
+        [JsonPropertyName("resolved")]
+        public string Resolved { get; set; } = "";
+
+        /// <summary>The project or package that depends on it.</summary>
+        [JsonPropertyName("by")]
+        public string By { get; set; } = "";
     }
 }

@@ -1,5 +1,6 @@
 using System.Collections.Generic;
 using System.Text.Json.Serialization;
+using DbxMem.PatchTool.Infrastructure;
 
 namespace DbxMem.PatchTool.Provenance
 {
@@ -44,6 +45,14 @@ namespace DbxMem.PatchTool.Provenance
 
         [JsonPropertyName("dotnetSdk")]
         public string DotnetSdk { get; set; } = "";
+
+        /// <summary>The -p NAME=VALUE properties the packages were built with (e.g. a substitute's warning relief).</summary>
+        [JsonPropertyName("msbuildProperties")]
+        public List<string> MsBuildProperties { get; set; } = new List<string>();
+
+        /// <summary>Pinned dependencies the NuGet source lacked, and the versions the packages were built against instead.</summary>
+        [JsonPropertyName("substitutedDependencies")]
+        public List<Substitution> SubstitutedDependencies { get; set; } = new List<Substitution>();
 
         [JsonPropertyName("packages")]
         public List<PackageRecord> Packages { get; set; } = new List<PackageRecord>();

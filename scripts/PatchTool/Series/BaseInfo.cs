@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.Text.Json;
 using System.Text.Json.Serialization;
@@ -13,10 +14,18 @@ namespace DbxMem.PatchTool.Series
     /// </summary>
     internal sealed class BaseInfo
     {
+        /// <summary>The overlay's own namespace (driver-overlay/*.cs declare it); the driver's in apache/arrow-adbc.</summary>
         public const string DefaultOverlayNamespace = "Apache.Arrow.Adbc.Drivers.Databricks";
 
+        public const string DefaultRepository = "apache/arrow-adbc";
+
+        /// <summary>The base's name: the upstream tag (e.g. csharp/v1.1.7), or a name for a commit of a branch.</summary>
         [JsonPropertyName("tag")]
         public string Tag { get; set; } = "";
+
+        /// <summary>Optional: the upstream repository (default apache/arrow-adbc), for people and reports.</summary>
+        [JsonPropertyName("repository")]
+        public string? Repository { get; set; }
 
         [JsonPropertyName("commit")]
         public string Commit { get; set; } = "";
@@ -30,9 +39,19 @@ namespace DbxMem.PatchTool.Series
         [JsonPropertyName("driverProject")]
         public string DriverProject { get; set; } = "";
 
-        /// <summary>Optional: namespace of the generated PatchSeriesInfo class (default: the driver's namespace).</summary>
+        /// <summary>
+        /// Optional: the driver's namespace, when it is not the overlay's own. apply then declares the copied overlay
+        /// files (and the generated PatchSeriesInfo) in it; nothing else in them changes.
+        /// </summary>
         [JsonPropertyName("overlayNamespace")]
         public string? OverlayNamespace { get; set; }
+
+        /// <summary>
+        /// Optional: submodules (paths from the checkout root, parents before their own submodules) the driver builds
+        /// from; apply, build and pack need them checked out at the commits the checkout pins.
+        /// </summary>
+        [JsonPropertyName("submodules")]
+        public List<string> Submodules { get; set; } = new List<string>();
 
         [JsonPropertyName("notes")]
         public string? Notes { get; set; }
@@ -42,6 +61,12 @@ namespace DbxMem.PatchTool.Series
 
         [JsonIgnore]
         public string Namespace => string.IsNullOrWhiteSpace(OverlayNamespace) ? DefaultOverlayNamespace : OverlayNamespace!;
+
+        [JsonIgnore]
+        public string RepositoryName => string.IsNullOrWhiteSpace(Repository) ? DefaultRepository : Repository!;
+
+        /// <summary>The folder of a base under patches/: its tag, with '/' (csharp/v1.1.7) written as '-'.</summary>
+        public static string FolderName(string tag) => tag.Replace('/', '-');
 
         public static BaseInfo Load(string folder)
         {
@@ -63,9 +88,9 @@ namespace DbxMem.PatchTool.Series
             }
 
             info.Folder = folder;
-            if (info.Tag != folderName)
+            if (!Regex.IsMatch(info.Tag, @"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$") || FolderName(info.Tag) != folderName)
             {
-                throw Invalid(file, $"has \"tag\": \"{info.Tag}\" but lives in folder '{folderName}'; the folder name must be the tag");
+                throw Invalid(file, $"has \"tag\": \"{info.Tag}\" but lives in folder '{folderName}'; the folder name must be the tag, with '/' written as '-'");
             }
 
             if (!Regex.IsMatch(info.Commit, "^[0-9a-f]{40}$"))
@@ -76,6 +101,11 @@ namespace DbxMem.PatchTool.Series
             RequireRelative(file, "driverDir", info.DriverDir);
             RequireRelative(file, "overlayDir", info.OverlayDir);
             RequireRelative(file, "driverProject", info.DriverProject);
+            foreach (string submodule in info.Submodules)
+            {
+                RequireRelative(file, "submodules", submodule);
+            }
+
             if (!info.DriverProject.EndsWith(".csproj", StringComparison.Ordinal))
             {
                 throw Invalid(file, $"has \"driverProject\": \"{info.DriverProject}\"; it must name a .csproj file");

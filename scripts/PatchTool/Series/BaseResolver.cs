@@ -17,7 +17,15 @@ namespace DbxMem.PatchTool.Series
             string position = $"{head.Substring(0, 12)} ({checkout.Describe(head)})";
             BaseInfo? below = bases.FirstOrDefault(b => checkout.CommitExists(b.Commit) && checkout.IsAncestor(b.Commit, head));
             string detail = below == null ? "" : $" It is {checkout.CountCommits(below.Commit, head)} commit(s) after {below.Tag}, but apply needs the exact base commit.";
-            string example = bases.Count == 0 ? "apache-arrow-adbc-21" : (below ?? bases[0]).Tag;
+            string example = "apache-arrow-adbc-21";
+            if (bases.Count > 0)
+            {
+                // A base named after a branch's commit (not a tag) is checked out by its commit; submodules follow.
+                BaseInfo shown = below ?? bases[0];
+                example = (checkout.TagCommit(shown.Tag) != null ? shown.Tag : shown.Commit.Substring(0, 12)) +
+                    (shown.Submodules.Count > 0 ? $" && git -C \"{checkout.Root}\" submodule update --init --recursive" : "");
+            }
+
             return new ToolException(
                 ExitCodes.CheckoutState,
                 $"HEAD of {checkout.Root} is {position}, which is not a supported base.{detail}\n  Supported bases: {supported}.",

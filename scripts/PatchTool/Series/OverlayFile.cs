@@ -2,6 +2,8 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using System.Text;
+using System.Text.RegularExpressions;
 using DbxMem.PatchTool.Infrastructure;
 
 namespace DbxMem.PatchTool.Series
@@ -25,6 +27,27 @@ namespace DbxMem.PatchTool.Series
         public byte[] Bytes { get; }
 
         public string Sha256 { get; }
+
+        /// <summary>
+        /// The file as apply copies it into a driver whose namespace is <paramref name="driverNamespace"/>: each
+        /// declaration of the overlay's own namespace (<see cref="BaseInfo.DefaultOverlayNamespace"/>, or one below it)
+        /// names the driver's instead, so the overlay's internal types sit beside the driver's. Nothing else changes:
+        /// string literals that spell the namespace (the meter name) stay, so dashboards work with either driver.
+        /// </summary>
+        public byte[] BytesFor(string driverNamespace)
+        {
+            if (driverNamespace == BaseInfo.DefaultOverlayNamespace)
+            {
+                return Bytes;
+            }
+
+            string text = Encoding.UTF8.GetString(Bytes);
+            return Encoding.UTF8.GetBytes(NamespaceDeclaration.Replace(text, m => m.Groups["keyword"].Value + driverNamespace));
+        }
+
+        private static readonly Regex NamespaceDeclaration = new Regex(
+            @"^(?<keyword>[ \t]*namespace[ \t]+)" + Regex.Escape(BaseInfo.DefaultOverlayNamespace) + @"(?=[.\s;{]|$)",
+            RegexOptions.Multiline | RegexOptions.CultureInvariant);
 
         /// <summary>
         /// The overlay's *.cs files, recursively, in ordinal order. Skipped: bin/, obj/, hidden folders, and

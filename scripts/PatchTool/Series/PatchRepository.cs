@@ -59,7 +59,7 @@ namespace DbxMem.PatchTool.Series
 
         public BaseInfo LoadBase(string tag)
         {
-            string folder = Path.Combine(PatchesDirectory, tag);
+            string folder = Path.Combine(PatchesDirectory, BaseInfo.FolderName(tag));
             if (!File.Exists(Path.Combine(folder, "base.json")))
             {
                 string known = string.Join(", ", LoadBases().Select(b => b.Tag));

@@ -190,12 +190,12 @@ namespace DbxMem.PatchTool.Series
             return directory;
         }
 
-        /// <summary>The overlay files plus the generated one, as (path below overlayDir, bytes, generated).</summary>
+        /// <summary>The overlay files, in the driver's namespace, plus the generated one, as (path below overlayDir, bytes, generated).</summary>
         public static IEnumerable<(string Relative, byte[] Bytes, bool Generated)> OverlayContent(SeriesDefinition series)
         {
             foreach (OverlayFile file in series.Overlay)
             {
-                yield return (file.RelativePath, file.Bytes, false);
+                yield return (file.RelativePath, file.BytesFor(series.Base.Namespace), false);
             }
 
             yield return (OverlayFile.GeneratedFileName, Encoding.UTF8.GetBytes(GenerateSeriesInfo(series)), true);

@@ -25,17 +25,11 @@ namespace DriverOverlay.Tests.Memory
         private static readonly ConcurrentDictionary<(int, int, FrameOptions), (byte[], byte[])> s_samples =
             new ConcurrentDictionary<(int, int, FrameOptions), (byte[], byte[])>();
 
-        /// <summary>The array length the pool hands out for <paramref name="size"/> bytes: the next power of two.</summary>
-        public static int BucketOf(int size)
-        {
-            int bucket = Lz4BufferPool.MinimumArrayLength;
-            while (bucket < size)
-            {
-                bucket <<= 1;
-            }
-
-            return bucket;
-        }
+        /// <summary>
+        /// The array length a scope's LZ4 buffer pool hands out for <paramref name="size"/> bytes (its layout's bucket;
+        /// the layout's sizes themselves are pinned down by literal values in Lz4BufferPoolTests).
+        /// </summary>
+        public static int BucketOf(int size) => PoolBuckets.Lz4Buffers.SizeOf(PoolBuckets.Lz4Buffers.IndexOf(size));
 
         /// <summary>Data and its LZ4 frame, cached because the large sizes are shared by several tests.</summary>
         public static (byte[] Data, byte[] Compressed) Sample(int length, FrameOptions options, int seed = 1) =>

@@ -33,7 +33,7 @@ namespace DriverOverlay.Tests.Memory
             int id = scope.Id;
 
             PooledArray a = pool.Rent(1);
-            PooledArray b = pool.Rent(Min + 1);
+            PooledArray b = pool.Rent((2 * Min) - 1); // the 128 KiB bucket
             PooledArray c = pool.Rent(MiB);
             byte[] cArray = c.Array;
             AssertBufferPoolMatches(metrics, scope);
@@ -91,30 +91,30 @@ namespace DriverOverlay.Tests.Memory
             DatabricksMemoryLease owner = CreateScope();
             DatabricksMemoryScope scope = owner.Scope;
             int id = scope.Id;
-            (byte[] small, byte[] smallFrame) = Sample(100 * KiB, WithContentSize);
+            (byte[] small, byte[] smallFrame) = Sample(120 * KiB, WithContentSize); // decoded into the 128 KiB bucket
             (byte[] large, byte[] largeFrame) = Sample(5 * MiB, WithoutContentSize);
 
             MemoryStream first = scope.Lz4.DecompressToStream(smallFrame);
             MemoryStream second = scope.Lz4.DecompressToStream(largeFrame);
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(2 * Min + 8 * MiB, metrics.Sum(id, InUse, BufferPool));
-            Assert.Equal(2 * Min + 8 * MiB, metrics.Sum(id, Allocated, BufferPool));
+            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, InUse, BufferPool));
+            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, Allocated, BufferPool));
 
             second.Dispose();
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(8 * MiB, metrics.Sum(id, Retained, BufferPool));
+            Assert.Equal(5 * MiB, metrics.Sum(id, Retained, BufferPool)); // 5 MiB is a bucket
 
             // Reuse: the same 8 MiB array comes back; nothing new is allocated.
             MemoryStream third = scope.Lz4.DecompressToStream(largeFrame);
             Assert.Equal(large, third.ToArray());
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(2 * Min + 8 * MiB, metrics.Sum(id, Allocated, BufferPool));
+            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, Allocated, BufferPool));
 
             // Release while two streams are open: retained goes to 0, the open streams stay in use until disposed.
             owner.Dispose();
             AssertBufferPoolMatches(metrics, scope);
             Assert.Equal(0, metrics.Sum(id, Retained, BufferPool));
-            Assert.Equal(2 * Min + 8 * MiB, metrics.Sum(id, InUse, BufferPool));
+            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, InUse, BufferPool));
             Assert.Equal(small, first.ToArray());
             first.Dispose();
             third.Dispose();

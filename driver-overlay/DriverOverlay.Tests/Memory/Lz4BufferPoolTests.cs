@@ -24,12 +24,15 @@ namespace DriverOverlay.Tests.Memory
         [InlineData(1, Min)]
         [InlineData(Min - 1, Min)]
         [InlineData(Min, Min)]
-        [InlineData(Min + 1, 2 * Min)]
-        [InlineData(3 * Min, 4 * Min)]
+        [InlineData(Min + 1, 80 * 1024)] // four steps per doubling: 64, 80, 96, 112, 128 KiB, 160 KiB...
+        [InlineData(100 * 1024, 112 * 1024)]
+        [InlineData(3 * Min, 3 * Min)]
+        [InlineData(3 * Min + 1, 224 * 1024)]
         [InlineData(MiB, MiB)]
-        [InlineData(MiB + 1, 2 * MiB)]
+        [InlineData(MiB + 1, MiB + (MiB / 4))]
+        [InlineData(3 * MiB + 1, 3 * MiB + (MiB / 2))]
         [InlineData(4 * MiB, 4 * MiB)]
-        public void RentReturnsThePowerOfTwoBucketSize(int requested, int expectedLength)
+        public void RentReturnsItsBucketSizeFourBucketsPerDoubling(int requested, int expectedLength)
         {
             var pool = NewPool(4 * MiB, 64 * MiB, out _);
 
@@ -141,8 +144,8 @@ namespace DriverOverlay.Tests.Memory
             using var metrics = new MemoryMetricsRecorder();
             var pool = NewPool(MiB, 64 * MiB, out int id);
 
-            PooledArray first = pool.Rent(100_000);
-            PooledArray second = pool.Rent(100_000);
+            PooledArray first = pool.Rent(120_000); // the 128 KiB bucket
+            PooledArray second = pool.Rent(120_000);
             byte[] firstArray = first.Array;
             byte[] secondArray = second.Array;
             Assert.NotSame(firstArray, secondArray);
@@ -177,30 +180,30 @@ namespace DriverOverlay.Tests.Memory
         }
 
         [Fact]
-        public void ARentTakesAFreeArrayAtMostTwoBucketsLargerAndOtherwiseAllocatesItsOwnSize()
+        public void ARentTakesAFreeArrayAtMostFourBucketsLargerAndOtherwiseAllocatesItsOwnSize()
         {
             using var metrics = new MemoryMetricsRecorder();
             var pool = NewPool(MiB, 64 * MiB, out int id);
-            PooledArray eightTimes = pool.Rent(8 * Min);
-            byte[] large = eightTimes.Array;
-            eightTimes.Dispose();
+            PooledArray free = pool.Rent(160 * 1024);
+            byte[] large = free.Array;
+            free.Dispose();
 
-            // 8x is three buckets above 64 KiB: too large to take, so the 64 KiB rent allocates.
+            // 160 KiB is five buckets above 64 KiB (80, 96, 112, 128, 160): too large to take, so the 64 KiB rent allocates.
             using (PooledArray small = pool.Rent(Min))
             {
                 Assert.NotSame(large, small.Array);
                 Assert.Equal(Min, small.Length);
             }
 
-            // 4x (two buckets up) is taken: a 2x request finds the free 8x array too.
-            using (PooledArray twoTimes = pool.Rent(2 * Min))
+            // Four buckets up (at most 2x) is taken: an 80 KiB request finds the free 160 KiB array.
+            using (PooledArray eighty = pool.Rent(80 * 1024))
             {
-                Assert.Same(large, twoTimes.Array);
-                Assert.Equal(8 * Min, twoTimes.Length);
-                Assert.Equal(8 * Min, pool.InUseBytes);
+                Assert.Same(large, eighty.Array);
+                Assert.Equal(160 * 1024, eighty.Length);
+                Assert.Equal(160 * 1024, pool.InUseBytes);
             }
 
-            Assert.Equal(8 * Min + Min, metrics.Sum(id, MemoryMetricsRecorder.Allocated));
+            Assert.Equal((160 * 1024) + Min, metrics.Sum(id, MemoryMetricsRecorder.Allocated));
             Assert.Equal(2, metrics.Count(id, MemoryMetricsRecorder.Allocated));
         }
 

@@ -193,7 +193,7 @@ namespace DriverOverlay.Tests.Memory
             using var metrics = new MemoryMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
-            byte[] body = Compressible(100_000, seed: 6);
+            byte[] body = Compressible(120_000, seed: 6); // the 128 KiB bucket
             PooledBuffer buffer = await scope.Lz4.ReadContentAsync(new ByteArrayContent(body), CancellationToken.None);
             byte[] array = buffer.Segment.Array!;
 
