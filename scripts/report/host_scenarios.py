@@ -11,7 +11,7 @@ also gets a chart, long-lived.png (working set and GC heap after each query, one
 import pathlib
 import statistics
 
-from write_report import MB, fmt, load, group
+from write_report import MB, fmt, group, load, ratio
 
 PARTIAL = ("partial-read", "partial-read-held")
 CONCURRENT = ("one-query", "sequential-4", "concurrent-4-on-1", "concurrent-4-dbs")
@@ -44,10 +44,6 @@ def show(value, unit):
     if unit == "%":
         return f"{value * 100:+.1f} %"
     return f"{value:.2f}x"
-
-
-def ratio(a, b):
-    return None if a is None or not b else a / b
 
 
 def table(header, rows):
