@@ -6,7 +6,6 @@ using System.Net.Sockets;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
-using DbxMem.PatchTool.Infrastructure;
 using DbxMem.PatchTool.Tests.Support;
 using Xunit;
 
@@ -94,7 +93,7 @@ namespace DbxMem.PatchTool.Tests
 
         private (int Exit, string Stdout, string Stderr) Engine(string command, string stateDir, string? dockerHost = "")
         {
-            string script = Path.Combine(RepositoryLocator.FindRoot()!, "scripts", "container-engine.sh");
+            string script = Path.Combine(ToolContext.RepositoryRoot()!, "scripts", "container-engine.sh");
             return RunProcess("/bin/bash", new[] { script, command }, new Dictionary<string, string?>
             {
                 ["ADBC_DBX_ENGINE_DIR"] = stateDir,
