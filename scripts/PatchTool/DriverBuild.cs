@@ -215,21 +215,15 @@ internal sealed class DriverBuild(ToolContext context, AdbcCheckout checkout, st
     }
 
     /// <summary>
-    /// Adds the overrides, the packages not served and the substitutions to a build-notes JSON file (scripts/verify's,
-    /// read by its report), keeping what it already holds: both of verify's drivers record into one file.
+    /// Writes the overrides, the packages not served and the substitutions into a build-notes JSON file (scripts/verify's,
+    /// read by its report's "Build and measurement" section), keeping whatever else it holds.
     /// </summary>
     public void RecordNotes(string path, IReadOnlyList<Substitution> substitutions)
     {
         JsonObject notes = File.Exists(path) ? JsonNode.Parse(File.ReadAllText(path))!.AsObject() : new JsonObject();
-        List<JsonNode?> known = notes["overrides"]?.AsArray().ToList() ?? [];
-        IEnumerable<JsonNode> added = overrides.Where(o => known.All(k => k?["argument"]?.GetValue<string>() != o.Argument))
-            .Select(o => new JsonObject { ["argument"] = o.Argument, ["reason"] = o.Reason });
-        notes["overrides"] = new JsonArray([.. known.Select(k => k?.DeepClone()), .. added]);
-        IEnumerable<string> missingBefore = notes["missingPackages"]?.AsArray().Select(m => m!.GetValue<string>()) ?? [];
-        notes["missingPackages"] = new JsonArray([.. missingBefore.Union(missing).Order(StringComparer.Ordinal).Select(m => JsonValue.Create(m))]);
-        IEnumerable<Substitution> substitutionsBefore = notes["substitutions"]?.Deserialize<List<Substitution>>(Json.Options) ?? [];
-        notes["substitutions"] = JsonSerializer.SerializeToNode(
-            substitutionsBefore.Concat(substitutions).DistinctBy(s => s.Package).OrderBy(s => s.Package, StringComparer.Ordinal).ToList(), Json.Options);
+        notes["overrides"] = JsonSerializer.SerializeToNode(overrides.Select(o => new { o.Argument, o.Reason }), Json.Options);
+        notes["missingPackages"] = JsonSerializer.SerializeToNode(missing.Distinct().Order(StringComparer.Ordinal), Json.Options);
+        notes["substitutions"] = JsonSerializer.SerializeToNode(substitutions, Json.Options);
         Json.Write(path, notes);
     }
 
