@@ -1,10 +1,4 @@
-using System;
 using System.Globalization;
-using System.IO;
-using System.Linq;
-using System.Text.Json;
-using DbxMem.PatchTool.Tests.Support;
-using Xunit;
 
 namespace DbxMem.PatchTool.Tests;
 

@@ -1,9 +1,3 @@
-using System;
-using System.IO;
-using System.Linq;
-using DbxMem.PatchTool.Tests.Support;
-using Xunit;
-
 namespace DbxMem.PatchTool.Tests;
 
 public class ConflictAndCheckTests

@@ -1,13 +1,8 @@
-using System;
-using System.Collections.Generic;
-using System.IO;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
-using DbxMem.PatchTool.Tests.Support;
-using Xunit;
 
 namespace DbxMem.PatchTool.Tests
 {

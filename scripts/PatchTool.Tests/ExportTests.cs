@@ -1,9 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.IO;
 using System.Text;
-using DbxMem.PatchTool.Tests.Support;
-using Xunit;
 
 namespace DbxMem.PatchTool.Tests;
 

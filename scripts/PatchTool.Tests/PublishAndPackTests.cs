@@ -1,11 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.IO;
 using System.IO.Compression;
-using System.Linq;
-using System.Text.Json;
-using DbxMem.PatchTool.Tests.Support;
-using Xunit;
 
 namespace DbxMem.PatchTool.Tests;
 

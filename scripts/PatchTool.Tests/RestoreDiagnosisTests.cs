@@ -1,7 +1,3 @@
-using System.IO;
-using DbxMem.PatchTool.Tests.Support;
-using Xunit;
-
 namespace DbxMem.PatchTool.Tests;
 
 /// <summary>

@@ -1,8 +1,3 @@
-using System.Collections.Generic;
-using System.IO;
-using DbxMem.PatchTool.Tests.Support;
-using Xunit;
-
 namespace DbxMem.PatchTool.Tests;
 
 /// <summary>

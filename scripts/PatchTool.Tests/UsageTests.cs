@@ -1,7 +1,3 @@
-using System.IO;
-using DbxMem.PatchTool.Tests.Support;
-using Xunit;
-
 namespace DbxMem.PatchTool.Tests;
 
 /// <summary>What a user meets before anything runs: a missing git, a wrong path, bad patch data, bad arguments, and help.</summary>

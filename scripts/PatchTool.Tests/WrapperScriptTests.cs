@@ -1,9 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.IO;
-using DbxMem.PatchTool.Tests.Support;
-using Xunit;
-
 namespace DbxMem.PatchTool.Tests;
 
 /// <summary>The real scripts/patch wrapper, run as a user would: from another directory, as a separate process.</summary>

@@ -1,9 +1,4 @@
-using System;
-using System.Collections.Generic;
 using System.Globalization;
-using System.IO;
-using System.Linq;
-using System.Text;
 
 namespace DbxMem.PatchTool;
 
@@ -126,26 +121,10 @@ internal sealed class AdbcCheckout
     /// files only below <paramref name="untrackedScope"/> (the driver folder, where apply writes; stray files elsewhere
     /// cannot interfere). Ignored files (build outputs) never count.
     /// </summary>
-    public IReadOnlyList<string> UncommittedChanges(string? untrackedScope)
-    {
-        string[] fields = Encoding.UTF8.GetString(Git.Run("status", "--porcelain=v1", "-z", "--untracked-files=all").StdoutBytes).Split('\0', StringSplitOptions.RemoveEmptyEntries);
-        var changes = new List<string>();
-        for (int i = 0; i < fields.Length; i++)
-        {
-            string code = fields[i][..2], path = fields[i][3..];
-            if (code[0] is 'R' or 'C')
-            {
-                i++; // the next field is the rename or copy source
-            }
-
-            if (code != "??" || (untrackedScope != null && path.StartsWith(untrackedScope + "/", StringComparison.Ordinal)))
-            {
-                changes.Add(code + " " + path);
-            }
-        }
-
-        return changes;
-    }
+    public IReadOnlyList<string> UncommittedChanges(string? untrackedScope) => Git.Run("status", "--porcelain", "--untracked-files=all").Stdout
+        .Split('\n', StringSplitOptions.RemoveEmptyEntries)
+        .Where(l => !l.StartsWith("??", StringComparison.Ordinal) || (untrackedScope != null && l[3..].StartsWith(untrackedScope + "/", StringComparison.Ordinal)))
+        .ToList();
 
     /// <summary>
     /// The provenance of the apply that produced HEAD, or null. A record whose overlay commit HEAD no longer contains
@@ -240,17 +219,12 @@ internal sealed class AdbcCheckout
 /// </summary>
 internal static class ToolIdentity
 {
-    public static Dictionary<string, string?> Committer() => new()
-    {
-        ["GIT_COMMITTER_NAME"] = "dbxmem patch tool",
-        ["GIT_COMMITTER_EMAIL"] = "patch-tool@dbxmem.invalid",
-    };
+    private const string Name = "dbxmem patch tool", Email = "patch-tool@dbxmem.invalid";
+
+    public static Dictionary<string, string?> Committer() => new() { ["GIT_COMMITTER_NAME"] = Name, ["GIT_COMMITTER_EMAIL"] = Email };
 
     public static Dictionary<string, string?> AuthorAndCommitter(string date) => new(Committer())
     {
-        ["GIT_AUTHOR_NAME"] = "dbxmem patch tool",
-        ["GIT_AUTHOR_EMAIL"] = "patch-tool@dbxmem.invalid",
-        ["GIT_AUTHOR_DATE"] = date,
-        ["GIT_COMMITTER_DATE"] = date,
+        ["GIT_AUTHOR_NAME"] = Name, ["GIT_AUTHOR_EMAIL"] = Email, ["GIT_AUTHOR_DATE"] = date, ["GIT_COMMITTER_DATE"] = date,
     };
 }

@@ -1,10 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.IO;
-using System.Linq;
-using System.Text.Json;
 using System.Text.Json.Nodes;
-using System.Text.RegularExpressions;
 
 namespace DbxMem.PatchTool;
 
@@ -15,7 +9,7 @@ internal sealed record ProjectEvaluation(IReadOnlyList<string> Frameworks, strin
 /// The one place that restores, publishes and packs a driver checkout: `publish` and `pack` use it, and scripts/verify
 /// builds both its drivers through `publish`. A restore comes first: its output tells what this machine's NuGet source
 /// lacks, and with --fit-nuget-source the smallest override is added for exactly that (RestoreDiagnosis) instead of
-/// stopping, printed, and kept in <see cref="Overrides"/> for the pack provenance and verify's report.
+/// stopping, printed, and kept for the pack provenance and verify's report.
 /// </summary>
 internal sealed class DriverBuild(ToolContext context, AdbcCheckout checkout, string project, IEnumerable<string> properties)
 {
@@ -32,8 +26,6 @@ internal sealed class DriverBuild(ToolContext context, AdbcCheckout checkout, st
 
     /// <summary>Every NAME=VALUE the build uses: those given and those added.</summary>
     public IReadOnlyList<string> Properties => properties;
-
-    public IReadOnlyList<Override> Overrides => overrides;
 
     private IEnumerable<string> Arguments => Flags.Concat(properties.Select(p => "-p:" + p));
 

@@ -1,9 +1,3 @@
-using System.Collections.Generic;
-using System.IO;
-using System.Linq;
-using System.Text;
-using System.Text.RegularExpressions;
-
 namespace DbxMem.PatchTool;
 
 /// <summary>A source file of driver-overlay/, copied verbatim into the checkout's overlay folder.</summary>

@@ -1,8 +1,4 @@
-using System.Collections.Generic;
-using System.IO;
-using System.Text;
 using System.Text.Encodings.Web;
-using System.Text.Json;
 
 namespace DbxMem.PatchTool;
 

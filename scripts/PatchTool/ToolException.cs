@@ -1,5 +1,3 @@
-using System;
-
 namespace DbxMem.PatchTool;
 
 /// <summary>

@@ -1,9 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.IO;
-using System.Linq;
-using System.Text.Json;
-
 namespace DbxMem.PatchTool.Tests.Support;
 
 /// <summary>
@@ -27,13 +21,12 @@ internal sealed class FakeAdbc : IDisposable
     public const string DatabaseSource = "namespace Apache.Arrow.Adbc.Drivers.Databricks\n{\n    public sealed class DatabricksDatabase\n    {\n        public string Connect()\n        {\n            return \"connection\";\n        }\n    }\n}\n";
     public const string ConnectionSource = "namespace Apache.Arrow.Adbc.Drivers.Databricks\n{\n    public sealed class DatabricksConnection\n    {\n        public int Timeout { get; set; }\n    }\n}\n";
     public const string ProjectSource = "<Project Sdk=\"Microsoft.NET.Sdk\">\n  <PropertyGroup>\n    <TargetFramework>net10.0</TargetFramework>\n    <VersionPrefix>0.21.0</VersionPrefix>\n    <IsPackable>true</IsPackable>\n    <Nullable>enable</Nullable>\n  </PropertyGroup>\n</Project>\n";
-    private const string TemplatePrefix = "patchtool-tests-template-";
 
-    // Building the fixture takes ~60 git processes: it is built once per test run and copied for each test.
+    // Building the fixture takes ~40 git processes: it is built once per test run and copied for each test.
     private static readonly Lazy<FakeAdbc> Template = new(Build);
     private readonly TempDirectory temp;
 
-    private FakeAdbc(string prefix = "patchtool-tests-") => temp = new TempDirectory(prefix);
+    private FakeAdbc(string? parent = null) => temp = new TempDirectory(parent: parent);
 
     public string Root => temp.Path;
 
@@ -161,8 +154,8 @@ internal sealed class FakeAdbc : IDisposable
 
     private static FakeAdbc Build()
     {
-        SweepOldTemplates();
-        var fake = new FakeAdbc(TemplatePrefix);
+        // Beside the test binaries: a test host killed before ProcessExit leaves it in artifacts/, not in the temp folder.
+        var fake = new FakeAdbc(AppContext.BaseDirectory);
         AppDomain.CurrentDomain.ProcessExit += (_, _) => fake.Dispose();
         File.WriteAllText(fake.temp.Combine("empty.gitconfig"), "");
         Directory.CreateDirectory(fake.Checkout);
@@ -203,15 +196,6 @@ internal sealed class FakeAdbc : IDisposable
         if (result.ExitCode != 0)
         {
             throw new InvalidOperationException($"fixture step '{step}' failed: {result}");
-        }
-    }
-
-    /// <summary>The test host is not always given a graceful exit (so ProcessExit may not run): templates of earlier runs go here, once old enough not to be in use.</summary>
-    private static void SweepOldTemplates()
-    {
-        foreach (string directory in Directory.EnumerateDirectories(Path.GetTempPath(), TemplatePrefix + "*").Where(d => Directory.GetCreationTimeUtc(d) < DateTime.UtcNow.AddHours(-2)))
-        {
-            TempDirectory.Delete(directory);
         }
     }
 

@@ -1,13 +1,9 @@
-using System;
-using System.IO;
-using Xunit;
-
 namespace DbxMem.PatchTool.Tests.Support;
 
-/// <summary>A temporary folder deleted with everything in it when disposed.</summary>
-internal sealed class TempDirectory(string prefix = "patchtool-tests-") : IDisposable
+/// <summary>A temporary folder (in <paramref name="parent"/>, default the system's) deleted with everything in it when disposed.</summary>
+internal sealed class TempDirectory(string prefix = "patchtool-tests-", string? parent = null) : IDisposable
 {
-    public string Path { get; } = Directory.CreateDirectory(System.IO.Path.Combine(System.IO.Path.GetTempPath(), prefix + Guid.NewGuid().ToString("N"))).FullName;
+    public string Path { get; } = Directory.CreateDirectory(System.IO.Path.Combine(parent ?? System.IO.Path.GetTempPath(), prefix + Guid.NewGuid().ToString("N"))).FullName;
 
     public string Combine(params string[] parts) => System.IO.Path.Combine([Path, .. parts]);
 

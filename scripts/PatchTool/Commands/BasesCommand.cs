@@ -1,5 +1,3 @@
-using System.Linq;
-
 namespace DbxMem.PatchTool;
 
 /// <summary>bases: the supported upstream bases, their repositories, commits and shared series, and where the --adbc checkout stands.</summary>
