@@ -126,10 +126,13 @@ public class ConflictAndCheckTests
         using FakeAdbc fake = FakeAdbc.Create();
         fake.WriteBaseJson("apache-arrow-adbc-99", new string('a', 40));
         File.WriteAllText(Path.Combine(fake.SeriesFolder("apache-arrow-adbc-99"), "series"), "");
+        // A base of another repository, none of whose bases this clone holds, is left to a clone of that repository.
+        fake.WriteBaseJson("v1.0", new string('b', 40), new() { ["repository"] = "other/driver" });
 
         ToolResult all = fake.Tool("check", "--all");
 
         Assert.Equal(5, all.ExitCode);
+        Assert.Contains("Not checked here: v1.0, bases of other/driver, which this clone does not hold", all.Stdout);
         Assert.Contains($"  => the series applies to {FakeAdbc.Tag21}.", all.Stdout);
         Assert.Contains($"MISSING  commit {new string('a', 40)} (apache-arrow-adbc-99, apache/arrow-adbc) is not in this clone", all.Stderr);
         Assert.Contains("fetch origin tag apache-arrow-adbc-99", all.Stderr);

@@ -12,7 +12,7 @@ internal static class CheckCommand
         PatchRepository repository = context.OpenPatches();
         AdbcCheckout checkout = context.OpenCheckout();
         IReadOnlyList<BaseInfo> bases = repository.LoadBases();
-        IReadOnlyList<BaseInfo> targets = all ? bases : tag != null ? [repository.LoadBase(tag)] : [BaseOf(context, checkout, repository, bases)];
+        IReadOnlyList<BaseInfo> targets = all ? InThisClone(context, checkout, bases) : tag != null ? [repository.LoadBase(tag)] : [BaseOf(context, checkout, repository, bases)];
         // Ordered by what to fix first: the patch data, then the clone, then the patches' content.
         int[] worstFirst = [ExitCodes.InvalidSeries, ExitCodes.CheckoutState, ExitCodes.Conflict];
         List<int> codes = targets.Select(b => CheckOne(context, checkout, repository, b)).ToList();
@@ -22,6 +22,23 @@ internal static class CheckCommand
         }
 
         return worstFirst.FirstOrDefault(codes.Contains);
+    }
+
+    /// <summary>
+    /// The bases of the upstream repositories this clone holds (of which it has at least one base commit): an
+    /// apache/arrow-adbc clone cannot check adbc-drivers/databricks' bases, but a clone that lacks one of its own
+    /// repository's bases (a shallow clone) is told to fetch it.
+    /// </summary>
+    private static IReadOnlyList<BaseInfo> InThisClone(ToolContext context, AdbcCheckout checkout, IReadOnlyList<BaseInfo> bases)
+    {
+        HashSet<string> held = bases.Where(b => checkout.CommitExists(b.Commit)).Select(b => b.RepositoryName).ToHashSet();
+        List<BaseInfo> elsewhere = bases.Where(b => !held.Contains(b.RepositoryName)).ToList();
+        if (elsewhere.Count > 0)
+        {
+            context.Info($"Not checked here: {string.Join(", ", elsewhere.Select(b => b.Tag))}, bases of {string.Join(", ", elsewhere.Select(b => b.RepositoryName).Distinct())}, which this clone does not hold (check them in a clone of it).");
+        }
+
+        return bases.Except(elsewhere).ToList();
     }
 
     /// <summary>HEAD's base, or the recorded base of a patched checkout.</summary>
