@@ -59,7 +59,7 @@ internal sealed class DriverBuild(ToolContext context, AdbcCheckout checkout, st
             ProcessResult restore = Dotnet(["restore", project, .. Arguments]);
             if (restore.Succeeded)
             {
-                context.Info(round == 0 ? "  NuGet: every dependency restored as pinned; no override" : $"  NuGet: restored with {string.Join(" ", overrides.Select(o => o.Argument))}");
+                context.Info(round == 0 ? "  NuGet: restored; no override needed" : $"  NuGet: restored with {string.Join(" ", overrides.Select(o => o.Argument))}");
                 return;
             }
 
