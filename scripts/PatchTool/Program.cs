@@ -63,12 +63,6 @@ public static class Program
 
     private static RootCommand Commands(Func<ParseResult, ToolContext> context)
     {
-        var root = new RootCommand(
-            "dbxmem patch tool: applies the dbxmem memory patch series to a checkout of apache/arrow-adbc or adbc-drivers/databricks, " +
-            "exports it back, and publishes and packs the patched driver (scripts/README.md).\n" +
-            "Exit codes: 0 ok, 1 internal error, 2 usage, 3 environment (git, dotnet, paths), 4 invalid series, 5 checkout state, " +
-            "6 a patch does not apply, 7 patches out of date, 8 restore, build or pack failed.");
-
         var bases = new Command("bases", "list the supported bases (tag, repository, commit, patches, shared series); with --adbc, where that checkout stands");
         bases.SetAction(r => BasesCommand.Run(context(r)));
 
@@ -93,7 +87,7 @@ public static class Program
         var framework = new Option<string>("--framework", "-f") { Description = "the target framework to publish", HelpName = "TFM", DefaultValueFactory = _ => "net8.0" };
         var publishOutput = new Option<string>("--output", "-o") { Description = "the folder to publish into", HelpName = "DIR", Required = true };
         var allowUnpatched = new Option<bool>("--allow-unpatched") { Description = "publish a checkout that is not patched (the stock driver of a supported base)" };
-        var notes = new Option<string?>("--build-notes") { Description = "add the overrides and substituted versions to this JSON file (scripts/verify's report reads it)", HelpName = "FILE" };
+        var notes = new Option<string?>("--build-notes") { Description = "write the overrides, the packages not served and the substituted versions into this JSON file, keeping its other keys (scripts/verify's report reads it)", HelpName = "FILE" };
         var publish = new Command("publish", "restore and dotnet publish the driver for one target framework into a folder a host can load") { configuration, property, fit, framework, publishOutput, allowUnpatched, notes };
         publish.SetAction(r => DriverCommands.Publish(context(r), Build(r), r.GetValue(framework)!, r.GetValue(publishOutput)!, r.GetValue(allowUnpatched), r.GetValue(notes)));
 
@@ -102,13 +96,14 @@ public static class Program
         var pack = new Command("pack", "dotnet pack the patched driver and the projects it references, with a provenance JSON beside the packages") { configuration, property, fit, suffix, packOutput };
         pack.SetAction(r => DriverCommands.Pack(context(r), Build(r), r.GetValue(suffix), r.GetValue(packOutput)!));
 
-        root.Subcommands.Add(bases);
-        root.Subcommands.Add(apply);
-        root.Subcommands.Add(check);
-        root.Subcommands.Add(export);
-        root.Subcommands.Add(publish);
-        root.Subcommands.Add(pack);
-        return root;
+        return new RootCommand(
+            "dbxmem patch tool: applies the dbxmem memory patch series to a checkout of apache/arrow-adbc or adbc-drivers/databricks, " +
+            "exports it back, and publishes and packs the patched driver (scripts/README.md).\n" +
+            "Exit codes: 0 ok, 1 internal error, 2 usage, 3 environment (git, dotnet, paths), 4 invalid series, 5 checkout state, " +
+            "6 a patch does not apply, 7 patches out of date, 8 restore, build or pack failed.")
+        {
+            bases, apply, check, export, publish, pack,
+        };
     }
 
     private static IReadOnlyList<string> Properties(string[]? values) => (values ?? []).Select(p => p.IndexOf('=') > 0 ? p : throw new ToolException(
