@@ -29,7 +29,7 @@ $stale = -not (Test-Path -LiteralPath $dll)
 if (-not $stale) {
     $built = (Get-Item -LiteralPath $dll).LastWriteTimeUtc
     $sources = @(Get-ChildItem -LiteralPath $toolDir -Recurse -File | Where-Object { $_.Extension -in '.cs', '.csproj' })
-    $sources += @(Get-Item -LiteralPath (Join-Path $repoRoot 'Directory.Build.props') -ErrorAction SilentlyContinue)
+    $sources += @(Get-ChildItem -LiteralPath $repoRoot -Filter 'Directory.*.props' -File)
     $stale = @($sources | Where-Object { $_ -and $_.LastWriteTimeUtc -gt $built }).Count -gt 0
 }
 

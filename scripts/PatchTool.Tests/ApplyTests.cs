@@ -1,203 +1,156 @@
-using System;
 using System.Globalization;
-using System.IO;
-using System.Linq;
-using System.Security.Cryptography;
-using System.Text.Json;
-using DbxMem.PatchTool.Tests.Support;
-using Xunit;
 
-namespace DbxMem.PatchTool.Tests
+namespace DbxMem.PatchTool.Tests;
+
+public class ApplyTests
 {
-    public class ApplyTests
+    [Fact]
+    public void Apply_CommitsTheOverlayThenEachPatch_PreservingAuthorDateAndMessage()
     {
-        [Fact]
-        public void Apply_CommitsTheOverlayThenEachPatch_PreservingAuthorDateAndMessage()
-        {
-            using FakeAdbc fake = FakeAdbc.Create();
+        using FakeAdbc fake = FakeAdbc.Create();
 
-            ToolResult result = fake.Tool("apply");
+        ToolResult result = fake.Tool("apply");
 
-            Assert.True(result.ExitCode == 0, result.ToString());
-            Assert.Contains("applied " + FakeAdbc.DisposePatch, result.Stdout);
-            string[] log = fake.Git("log", "--format=%H%x09%an <%ae>%x09%aI%x09%s", "--reverse", fake.BaseCommit + "..HEAD").Split('\n');
-            Assert.Equal(3, log.Length);
-            Assert.EndsWith("\tAdd the dbxmem memory overlay (series 1.0.0)", log[0]);
-            Assert.Equal($"{FakeAdbc.PatchAuthorName} <{FakeAdbc.PatchAuthorEmail}>\t{FakeAdbc.DisposePatchDate}\tGive DatabricksDatabase a Dispose that releases the memory scope", log[1].Split('\t', 2)[1]);
-            Assert.EndsWith("\tPass the memory scope to DatabricksConnection", log[2]);
+        Assert.True(result.ExitCode == 0, result.ToString());
+        Assert.Contains("applied " + FakeAdbc.DisposePatch, result.Stdout);
+        string[] log = fake.Git("log", "--format=%an <%ae>%x09%aI%x09%s", "--reverse", fake.BaseCommit + "..HEAD").Split('\n');
+        Assert.Equal("dbxmem patch tool <patch-tool@dbxmem.invalid>\t2024-06-01T10:00:00+00:00\tAdd the dbxmem memory overlay (series 1.0.0)", log[0]);
+        Assert.Equal($"{FakeAdbc.PatchAuthor}\t{FakeAdbc.DisposePatchDate}\tGive DatabricksDatabase a Dispose that releases the memory scope", log[1]);
+        Assert.EndsWith("\tPass the memory scope to DatabricksConnection", log[2]);
+        Assert.Equal(3, log.Length);
+        // The message keeps the DEP-3 header and gains the trailer that pins the export name.
+        string message = fake.Git("log", "-1", "--format=%B", "HEAD~1");
+        Assert.Contains("Upstream-Status: superseded upstream by #3654 in tag 22", message);
+        Assert.Contains("Patch-Filename: " + FakeAdbc.DisposePatch, message);
+        // The overlay commit holds the overlay sources and the generated file; the README and the nested project stay out.
+        Assert.Equal(
+            ["DatabricksMemoryScope.cs", "Lz4/Lz4Helper.cs", "PatchSeriesInfo.cs"],
+            fake.Git("show", "--name-only", "--format=", "HEAD~2").Split('\n').Select(f => f[(FakeAdbc.OverlayDir.Length + 1)..]).Order(StringComparer.Ordinal));
+        Assert.Equal(File.ReadAllText(Path.Combine(fake.Overlay, "Lz4", "Lz4Helper.cs")), fake.ReadFile(FakeAdbc.OverlayDir + "/Lz4/Lz4Helper.cs"));
+        Assert.Contains("public void Dispose()", fake.ReadFile(FakeAdbc.DatabaseFile));
+        Assert.Contains("MemoryScope", fake.ReadFile(FakeAdbc.ConnectionFile));
+        Assert.Equal("", fake.Git("status", "--porcelain"));
+        Assert.Equal("main", fake.Git("rev-parse", "--abbrev-ref", "HEAD"));
 
-            // The message keeps the DEP-3 header and gains the Patch-Filename trailer that pins the export name.
-            string message = fake.Git("log", "-1", "--format=%B", "HEAD~1");
-            Assert.Contains("Upstream-Status: superseded upstream by #3654 in tag 22", message);
-            Assert.Contains("Patch-Filename: " + FakeAdbc.DisposePatch, message);
+        string info = fake.ReadFile(FakeAdbc.OverlayDir + "/PatchSeriesInfo.cs");
+        string hash = JsonDocument.Parse(File.ReadAllText(fake.ProvenancePath)).RootElement.GetProperty("seriesHash").GetString()!;
+        Assert.Contains("namespace Apache.Arrow.Adbc.Drivers.Databricks\n", info);
+        Assert.Contains("public const string SeriesVersion = \"1.0.0\";", info);
+        Assert.Contains($"public const string BaseTag = \"{FakeAdbc.Tag21}\";", info);
+        Assert.Contains($"public const string BaseCommit = \"{fake.BaseCommit}\";", info);
+        Assert.Contains($"public const string SeriesHash = \"{hash}\";", info);
+        Assert.Contains("Series-Hash: " + hash, fake.Git("log", "-1", "--format=%B", "HEAD~2"));
+    }
 
-            // The overlay commit holds exactly the overlay sources plus the generated file; README and nested projects stay out.
-            string[] overlayFiles = fake.Git("show", "--name-only", "--format=", "HEAD~2").Split('\n');
-            Assert.Equal(
-                new[] { FakeAdbc.OverlayDir + "/DatabricksMemoryScope.cs", FakeAdbc.OverlayDir + "/Lz4/Lz4Helper.cs", FakeAdbc.OverlayDir + "/PatchSeriesInfo.cs" },
-                overlayFiles.OrderBy(f => f, StringComparer.Ordinal).ToArray());
-            Assert.Equal(File.ReadAllText(Path.Combine(fake.Overlay, "Lz4", "Lz4Helper.cs")), fake.ReadFile(FakeAdbc.OverlayDir + "/Lz4/Lz4Helper.cs"));
-            Assert.Contains("public void Dispose()", fake.ReadFile(FakeAdbc.DatabaseFile));
-            Assert.Contains("MemoryScope", fake.ReadFile(FakeAdbc.ConnectionFile));
-            Assert.Equal("", fake.Git("status", "--porcelain"));
-            Assert.Equal("main", fake.Git("rev-parse", "--abbrev-ref", "HEAD"));
-        }
+    [Fact]
+    public void Apply_RecordsProvenanceWithEveryField()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        DateTimeOffset before = DateTimeOffset.UtcNow.AddSeconds(-2);
 
-        [Fact]
-        public void Apply_WritesPatchSeriesInfoConstants()
-        {
-            using FakeAdbc fake = FakeAdbc.Create();
-            Assert.Equal(0, fake.Tool("apply").ExitCode);
+        Assert.Equal(0, fake.Tool("apply").ExitCode);
 
-            string info = fake.ReadFile(FakeAdbc.OverlayDir + "/PatchSeriesInfo.cs");
-            using JsonDocument provenance = JsonDocument.Parse(File.ReadAllText(fake.ProvenancePath));
-            string hash = provenance.RootElement.GetProperty("seriesHash").GetString()!;
-            Assert.Contains("namespace Apache.Arrow.Adbc.Drivers.Databricks", info);
-            Assert.Contains("public const string SeriesVersion = \"1.0.0\";", info);
-            Assert.Contains($"public const string BaseTag = \"{FakeAdbc.Tag21}\";", info);
-            Assert.Contains($"public const string BaseCommit = \"{fake.BaseCommit}\";", info);
-            Assert.Contains($"public const string SeriesHash = \"{hash}\";", info);
-            Assert.Contains("Series-Hash: " + hash, fake.Git("log", "-1", "--format=%B", "HEAD~2"));
-        }
+        JsonElement p = JsonDocument.Parse(File.ReadAllText(fake.ProvenancePath)).RootElement;
+        Assert.Equal(
+            ["schema", "toolVersion", "state", "baseTag", "baseCommit", "seriesVersion", "seriesHash", "driverDir", "overlayDir", "driverProject", "overlayCommit", "patchedHead", "threeWay", "patches", "overlayFiles", "appliedAtUtc"],
+            p.EnumerateObject().Select(o => o.Name));
+        Assert.Equal(
+            ["dbxmem-patch-provenance/1", "2.0.0", "applied", FakeAdbc.Tag21, fake.BaseCommit, "1.0.0", FakeAdbc.DriverDir, FakeAdbc.OverlayDir, FakeAdbc.DriverProject, fake.Git("rev-parse", "HEAD~2"), fake.Head],
+            new[] { "schema", "toolVersion", "state", "baseTag", "baseCommit", "seriesVersion", "driverDir", "overlayDir", "driverProject", "overlayCommit", "patchedHead" }.Select(n => p.GetProperty(n).GetString()));
+        Assert.Matches("^sha256:[0-9a-f]{64}$", p.GetProperty("seriesHash").GetString());
+        Assert.False(p.GetProperty("threeWay").GetBoolean());
+        JsonElement[] patches = p.GetProperty("patches").EnumerateArray().ToArray();
+        Assert.Equal([FakeAdbc.DisposePatch, FakeAdbc.ConnectionPatch], patches.Select(e => e.GetProperty("name").GetString()));
+        Assert.Equal(["Give DatabricksDatabase a Dispose that releases the memory scope", "Pass the memory scope to DatabricksConnection"], patches.Select(e => e.GetProperty("subject").GetString()));
+        Assert.Equal([fake.Git("rev-parse", "HEAD~1"), fake.Head], patches.Select(e => e.GetProperty("commit").GetString()));
+        Assert.All(patches, e => Assert.Equal(Hashing.Sha256Hex(File.ReadAllBytes(Path.Combine(fake.SeriesFolder(FakeAdbc.Tag21), e.GetProperty("name").GetString()!))), e.GetProperty("sha256").GetString()));
+        JsonElement[] overlay = p.GetProperty("overlayFiles").EnumerateArray().ToArray();
+        Assert.Equal(
+            [FakeAdbc.OverlayDir + "/DatabricksMemoryScope.cs", FakeAdbc.OverlayDir + "/Lz4/Lz4Helper.cs", FakeAdbc.OverlayDir + "/PatchSeriesInfo.cs"],
+            overlay.Select(o => o.GetProperty("path").GetString()));
+        Assert.All(overlay, o => Assert.Equal(Hashing.Sha256Hex(File.ReadAllBytes(Path.Combine(fake.Checkout, o.GetProperty("path").GetString()!))), o.GetProperty("sha256").GetString()));
+        Assert.Equal([false, false, true], overlay.Select(o => o.GetProperty("generated").GetBoolean()));
+        DateTimeOffset applied = DateTimeOffset.Parse(p.GetProperty("appliedAtUtc").GetString()!, CultureInfo.InvariantCulture);
+        Assert.InRange(applied, before, DateTimeOffset.UtcNow.AddSeconds(2));
+    }
 
-        [Fact]
-        public void Apply_RecordsProvenanceWithEveryField()
-        {
-            using FakeAdbc fake = FakeAdbc.Create();
-            DateTimeOffset before = DateTimeOffset.UtcNow.AddSeconds(-2);
+    [Fact]
+    public void Apply_Twice_IsANoOp_AndAfterAResetToTheTag_ReproducesTheSameCommits()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        string head = fake.Head;
+        string provenance = File.ReadAllText(fake.ProvenancePath);
 
-            Assert.Equal(0, fake.Tool("apply").ExitCode);
+        ToolResult again = fake.Tool("apply");
 
-            DateTimeOffset after = DateTimeOffset.UtcNow.AddSeconds(2);
-            using JsonDocument document = JsonDocument.Parse(File.ReadAllText(fake.ProvenancePath));
-            JsonElement p = document.RootElement;
-            Assert.Equal(
-                new[] { "schema", "toolVersion", "state", "baseTag", "baseCommit", "seriesVersion", "seriesHash", "driverDir", "overlayDir", "driverProject", "overlayCommit", "patchedHead", "threeWay", "patches", "overlayFiles", "appliedAtUtc" },
-                p.EnumerateObject().Select(o => o.Name).ToArray());
-            Assert.Equal("dbxmem-patch-provenance/1", p.GetProperty("schema").GetString());
-            Assert.Equal("1.0.0", p.GetProperty("toolVersion").GetString());
-            Assert.Equal("applied", p.GetProperty("state").GetString());
-            Assert.Equal(FakeAdbc.Tag21, p.GetProperty("baseTag").GetString());
-            Assert.Equal(fake.BaseCommit, p.GetProperty("baseCommit").GetString());
-            Assert.Equal("1.0.0", p.GetProperty("seriesVersion").GetString());
-            Assert.Matches("^sha256:[0-9a-f]{64}$", p.GetProperty("seriesHash").GetString());
-            Assert.Equal(FakeAdbc.DriverDir, p.GetProperty("driverDir").GetString());
-            Assert.Equal(FakeAdbc.OverlayDir, p.GetProperty("overlayDir").GetString());
-            Assert.Equal(FakeAdbc.DriverProject, p.GetProperty("driverProject").GetString());
-            Assert.Equal(fake.Git("rev-parse", "HEAD~2"), p.GetProperty("overlayCommit").GetString());
-            Assert.Equal(fake.Head, p.GetProperty("patchedHead").GetString());
-            Assert.False(p.GetProperty("threeWay").GetBoolean());
+        Assert.True(again.ExitCode == 0, again.ToString());
+        Assert.Contains("Already patched", again.Stdout);
+        Assert.Contains("nothing to do", again.Stdout);
+        Assert.Equal(head, fake.Head);
+        Assert.Equal(provenance, File.ReadAllText(fake.ProvenancePath));
 
-            JsonElement[] patches = p.GetProperty("patches").EnumerateArray().ToArray();
-            Assert.Equal(2, patches.Length);
-            string[] names = { FakeAdbc.DisposePatch, FakeAdbc.ConnectionPatch };
-            string[] subjects = { "Give DatabricksDatabase a Dispose that releases the memory scope", "Pass the memory scope to DatabricksConnection" };
-            string[] commits = { fake.Git("rev-parse", "HEAD~1"), fake.Head };
-            for (int i = 0; i < 2; i++)
-            {
-                Assert.Equal(names[i], patches[i].GetProperty("name").GetString());
-                Assert.Equal(Sha256(File.ReadAllBytes(Path.Combine(fake.SeriesFolder(FakeAdbc.Tag21), names[i]))), patches[i].GetProperty("sha256").GetString());
-                Assert.Equal(subjects[i], patches[i].GetProperty("subject").GetString());
-                Assert.Equal(commits[i], patches[i].GetProperty("commit").GetString());
-            }
+        // How a patched checkout is undone: git itself. The record of the earlier apply is then stale, and dropped.
+        fake.Git("reset", "-q", "--hard", FakeAdbc.Tag21);
+        ToolResult afresh = fake.Tool("apply");
 
-            JsonElement[] overlay = p.GetProperty("overlayFiles").EnumerateArray().ToArray();
-            Assert.Equal(
-                new[] { FakeAdbc.OverlayDir + "/DatabricksMemoryScope.cs", FakeAdbc.OverlayDir + "/Lz4/Lz4Helper.cs", FakeAdbc.OverlayDir + "/PatchSeriesInfo.cs" },
-                overlay.Select(o => o.GetProperty("path").GetString()).ToArray());
-            foreach (JsonElement file in overlay)
-            {
-                string path = file.GetProperty("path").GetString()!;
-                Assert.Equal(Sha256(File.ReadAllBytes(Path.Combine(fake.Checkout, path))), file.GetProperty("sha256").GetString());
-                Assert.Equal(path.EndsWith("/PatchSeriesInfo.cs", StringComparison.Ordinal), file.GetProperty("generated").GetBoolean());
-            }
+        Assert.True(afresh.ExitCode == 0, afresh.ToString());
+        Assert.Contains("no longer contains the commits of an earlier apply", afresh.Stderr);
+        // A fixed tool identity and author dates as committer dates: the same series on the same base gives the same ids anywhere.
+        Assert.Equal(head, fake.Head);
+    }
 
-            DateTimeOffset applied = DateTimeOffset.ParseExact(p.GetProperty("appliedAtUtc").GetString()!, "yyyy-MM-ddTHH:mm:ssZ", CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal);
-            Assert.InRange(applied, before, after);
-        }
+    [Fact]
+    public void Apply_WhenTheRepositorysSeriesChangedSince_SaysHowToApplyItAgain()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        File.WriteAllText(Path.Combine(fake.Patches, "VERSION"), "1.0.1\n");
 
-        [Fact]
-        public void Apply_Twice_IsANoOp()
-        {
-            using FakeAdbc fake = FakeAdbc.Create();
-            Assert.Equal(0, fake.Tool("apply").ExitCode);
-            string head = fake.Head;
-            string provenance = File.ReadAllText(fake.ProvenancePath);
+        ToolResult result = fake.Tool("apply");
 
-            ToolResult again = fake.Tool("apply");
+        Assert.Equal(5, result.ExitCode);
+        Assert.Contains("already patched (apache-arrow-adbc-21), but not by this exact series: it was patched by series 1.0.0", result.Stderr);
+        Assert.Contains($"reset --hard {fake.BaseCommit[..12]}` ({FakeAdbc.Tag21}) and `scripts/patch apply` again", result.Stderr);
+    }
 
-            Assert.True(again.ExitCode == 0, again.ToString());
-            Assert.Contains("Already patched", again.Stdout);
-            Assert.Contains("nothing to do", again.Stdout);
-            Assert.Equal(head, fake.Head);
-            Assert.Equal(provenance, File.ReadAllText(fake.ProvenancePath));
-        }
+    [Fact]
+    public void Apply_OnACommitThatIsNotABase_FailsWithTheSupportedBasesAndWhatToDo()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        fake.WriteFile("README.md", "local change\n");
+        string head = fake.CommitAll("local commit");
 
-        [Fact]
-        public void Apply_AfterRevert_ReproducesTheSameCommitIds()
-        {
-            using FakeAdbc fake = FakeAdbc.Create();
-            Assert.Equal(0, fake.Tool("apply").ExitCode);
-            string first = fake.Head;
-            Assert.Equal(0, fake.Tool("revert").ExitCode);
+        ToolResult result = fake.Tool("apply");
 
-            Assert.Equal(0, fake.Tool("apply").ExitCode);
+        Assert.Equal(5, result.ExitCode);
+        Assert.Contains("is not a supported base. It is 1 commit(s) after " + FakeAdbc.Tag21, result.Stderr);
+        Assert.Contains($"Supported bases: {FakeAdbc.Tag21} ({fake.BaseCommit[..12]})", result.Stderr);
+        Assert.Contains($"hint: check out a supported tag first, e.g. `git -C \"{fake.Checkout}\" checkout {FakeAdbc.Tag21}`", result.Stderr);
+        Assert.Equal(head, fake.Head);
+        Assert.False(File.Exists(fake.ProvenancePath));
+    }
 
-            // Fixed tool identity + author dates as committer dates: the same series on the same base gives the same ids anywhere.
-            Assert.Equal(first, fake.Head);
-        }
+    [Fact]
+    public void Apply_RefusesUncommittedChanges_ButNotUntrackedFilesOutsideTheDriver()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        fake.WriteFile(FakeAdbc.ConnectionFile, FakeAdbc.ConnectionSource + "// local edit\n");
+        fake.WriteFile(FakeAdbc.DriverDir + "/Untracked.cs", "// untracked in the driver folder\n");
+        fake.WriteFile("notes.txt", "untracked outside the driver folder does not count\n");
 
-        [Fact]
-        public void Apply_OnACommitThatIsNotABase_FailsWithTheSupportedBasesAndWhatToDo()
-        {
-            using FakeAdbc fake = FakeAdbc.Create();
-            fake.WriteFile("README.md", "local change\n");
-            string head = fake.CommitAll("local commit");
+        ToolResult refused = fake.Tool("apply");
 
-            ToolResult result = fake.Tool("apply");
+        Assert.Equal(5, refused.ExitCode);
+        Assert.Contains(" M " + FakeAdbc.ConnectionFile, refused.Stderr);
+        Assert.Contains("?? " + FakeAdbc.DriverDir + "/Untracked.cs", refused.Stderr);
+        Assert.DoesNotContain("notes.txt", refused.Stderr);
+        Assert.Contains("stash push --include-untracked", refused.Stderr);
+        Assert.Equal(fake.BaseCommit, fake.Head);
+        Assert.False(File.Exists(fake.ProvenancePath));
 
-            Assert.Equal(5, result.ExitCode);
-            Assert.Contains("is not a supported base", result.Stderr);
-            Assert.Contains("1 commit(s) after " + FakeAdbc.Tag21, result.Stderr);
-            Assert.Contains($"{FakeAdbc.Tag21} ({fake.BaseCommit.Substring(0, 12)})", result.Stderr);
-            Assert.Contains("hint: check out a supported tag first", result.Stderr);
-            Assert.Contains("checkout " + FakeAdbc.Tag21, result.Stderr);
-            Assert.Equal(head, fake.Head);
-            Assert.False(File.Exists(fake.ProvenancePath));
-        }
-
-        [Fact]
-        public void Apply_RefusesADirtyTree_AndForceSetsTheChangesAsideInAStash()
-        {
-            using FakeAdbc fake = FakeAdbc.Create();
-            fake.WriteFile(FakeAdbc.ConnectionFile, FakeAdbc.ConnectionSource + "// local edit\n");
-            fake.WriteFile(FakeAdbc.DriverDir + "/Untracked.cs", "// untracked in the driver folder\n");
-            fake.WriteFile("notes.txt", "untracked outside the driver folder does not count\n");
-
-            ToolResult refused = fake.Tool("apply");
-
-            Assert.Equal(5, refused.ExitCode);
-            Assert.Contains("uncommitted changes", refused.Stderr);
-            Assert.Contains(" M " + FakeAdbc.ConnectionFile, refused.Stderr);
-            Assert.Contains("?? " + FakeAdbc.DriverDir + "/Untracked.cs", refused.Stderr);
-            Assert.DoesNotContain("notes.txt", refused.Stderr);
-            Assert.Contains("--force", refused.Stderr);
-            Assert.Equal(fake.BaseCommit, fake.Head);
-            Assert.False(File.Exists(fake.ProvenancePath));
-
-            ToolResult forced = fake.Tool("apply", "--force");
-
-            Assert.True(forced.ExitCode == 0, forced.ToString());
-            Assert.Contains("--force: set aside 2 uncommitted change(s) as stash", forced.Stderr);
-            Assert.Contains("dbxmem patch apply --force", fake.Git("stash", "list"));
-            Assert.Contains("// local edit", fake.Git("stash", "show", "-p", "stash@{0}"));
-            Assert.Equal(FakeAdbc.DriverDir + "/Untracked.cs", fake.Git("show", "--name-only", "--format=", "stash@{0}^3"));
-            Assert.False(File.Exists(Path.Combine(fake.Checkout, FakeAdbc.DriverDir, "Untracked.cs")));
-            Assert.DoesNotContain("// local edit", fake.ReadFile(FakeAdbc.ConnectionFile));
-            Assert.True(File.Exists(Path.Combine(fake.Checkout, "notes.txt")));
-            Assert.Equal(3, int.Parse(fake.Git("rev-list", "--count", fake.BaseCommit + "..HEAD"), CultureInfo.InvariantCulture));
-        }
-
-        private static string Sha256(byte[] bytes) => Convert.ToHexString(SHA256.HashData(bytes)).ToLowerInvariant();
+        fake.GitIn(fake.Checkout, FakeAdbc.Identity("Dev", "dev@example.com", "2024-06-01T10:00:00+00:00"), "stash", "push", "-q", "--include-untracked", "--", FakeAdbc.DriverDir);
+        Assert.True(fake.Tool("apply").ExitCode == 0);
+        Assert.True(File.Exists(Path.Combine(fake.Checkout, "notes.txt")));
     }
 }

@@ -1,14 +1,8 @@
-using System;
-using System.Collections.Generic;
-using System.IO;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
-using DbxMem.PatchTool.Infrastructure;
-using DbxMem.PatchTool.Tests.Support;
-using Xunit;
 
 namespace DbxMem.PatchTool.Tests
 {
@@ -94,7 +88,7 @@ namespace DbxMem.PatchTool.Tests
 
         private (int Exit, string Stdout, string Stderr) Engine(string command, string stateDir, string? dockerHost = "")
         {
-            string script = Path.Combine(RepositoryLocator.FindRoot()!, "scripts", "container-engine.sh");
+            string script = Path.Combine(ToolContext.RepositoryRoot()!, "scripts", "container-engine.sh");
             return RunProcess("/bin/bash", new[] { script, command }, new Dictionary<string, string?>
             {
                 ["ADBC_DBX_ENGINE_DIR"] = stateDir,

@@ -1,69 +1,65 @@
-using DbxMem.PatchTool.Infrastructure;
-using Xunit;
+namespace DbxMem.PatchTool.Tests;
 
-namespace DbxMem.PatchTool.Tests
+/// <summary>
+/// The restore output of a tag-21 checkout on a partial NuGet source (captured 2026-11-23): the hint names the packages
+/// and only options publish and pack accept.
+/// </summary>
+public class RestoreDiagnosisTests
 {
-    /// <summary>
-    /// The restore output of a tag-21 checkout on a partial NuGet source (captured 2026-11-23): the hint names the
-    /// packages and only options that build and pack accept.
-    /// </summary>
-    public class RestoreDiagnosisTests
+    private const string Substituted =
+        "/src/csharp/src/Drivers/Databricks/Apache.Arrow.Adbc.Drivers.Databricks.csproj : error NU1603: Warning As Error: Apache.Arrow.Adbc.Drivers.Apache depends on ApacheThrift (>= 0.22.0) but ApacheThrift 0.22.0 was not found. ApacheThrift 0.25.0 was resolved instead.\n" +
+        "/src/csharp/src/Drivers/Databricks/Apache.Arrow.Adbc.Drivers.Databricks.csproj : error NU1603: Warning As Error: ApacheThrift 0.25.0 depends on System.Net.Http.WinHttpHandler (>= 10.0.10) but System.Net.Http.WinHttpHandler 10.0.10 was not found. System.Net.Http.WinHttpHandler 10.0.14 was resolved instead.\n";
+
+    private const string NotServed =
+        "/src/csharp/src/Drivers/Apache/Apache.Arrow.Adbc.Drivers.Apache.csproj : error NU1101: Unable to find package System.IO.Pipes.AccessControl. No packages exist with this id in source(s): nuget.org [/src/x.csproj]\n";
+
+    [Fact]
+    public void ASubstitutedPinnedVersion_IsNamed_WithTheWayToAcceptIt()
     {
-        private const string Substituted =
-            "/src/csharp/src/Drivers/Databricks/Apache.Arrow.Adbc.Drivers.Databricks.csproj : error NU1603: Warning As Error: Apache.Arrow.Adbc.Drivers.Apache depends on ApacheThrift (>= 0.22.0) but ApacheThrift 0.22.0 was not found. ApacheThrift 0.25.0 was resolved instead.\n" +
-            "/src/csharp/src/Drivers/Databricks/Apache.Arrow.Adbc.Drivers.Databricks.csproj : error NU1603: Warning As Error: ApacheThrift 0.25.0 depends on System.Net.Http.WinHttpHandler (>= 10.0.10) but System.Net.Http.WinHttpHandler 10.0.10 was not found. System.Net.Http.WinHttpHandler 10.0.14 was resolved instead.\n";
+        string? hint = RestoreDiagnosis.Hint(Substituted, "net8.0");
 
-        private const string NotServed =
-            "/src/csharp/src/Drivers/Apache/Apache.Arrow.Adbc.Drivers.Apache.csproj : error NU1101: Unable to find package System.IO.Pipes.AccessControl. No packages exist with this id in source(s): nuget.org [/src/x.csproj]\n";
+        Assert.Contains("resolved ApacheThrift 0.25.0 for the pinned 0.22.0; System.Net.Http.WinHttpHandler 10.0.14 for the pinned 10.0.10", hint);
+        Assert.Contains("`-p WarningsNotAsErrors=NU1603`", hint);
+        Assert.Contains("`--fit-nuget-source`", hint);
+        Assert.DoesNotContain("TargetFrameworks", hint);
+    }
 
-        [Fact]
-        public void ASubstitutedPinnedVersion_IsNamed_WithTheWayToAcceptIt()
-        {
-            string? hint = RestoreDiagnosis.Hint(Substituted);
+    [Fact]
+    public void APackageNotServed_IsNamed_WithASourceOrFewerTargetsAsTheWayOut()
+    {
+        string? hint = RestoreDiagnosis.Hint(NotServed + Substituted, "net8.0");
 
-            Assert.NotNull(hint);
-            Assert.Contains("ApacheThrift 0.25.0 for the pinned 0.22.0", hint);
-            Assert.Contains("System.Net.Http.WinHttpHandler 10.0.14 for the pinned 10.0.10", hint);
-            Assert.Contains("`-p WarningsNotAsErrors=NU1603`", hint);
-            Assert.DoesNotContain("TargetFrameworks", hint);
-        }
+        Assert.Equal(["System.IO.Pipes.AccessControl"], RestoreDiagnosis.MissingPackages(NotServed));
+        Assert.Contains("do not serve System.IO.Pipes.AccessControl.", hint);
+        Assert.Contains("`-p RestoreAdditionalProjectSources=URL_OR_FOLDER`", hint);
+        Assert.Contains("`-p TargetFrameworks=net8.0`", hint);
+        Assert.Contains("`-p WarningsNotAsErrors=NU1603`", hint);
+    }
 
-        [Fact]
-        public void APackageNotServed_IsNamed_WithASourceOrFewerTargetsAsTheWayOut()
-        {
-            string? hint = RestoreDiagnosis.Hint(NotServed + Substituted);
+    [Fact]
+    public void OtherRestoreErrors_GetNoPackageHint()
+    {
+        Assert.Null(RestoreDiagnosis.Hint("error NU1301: Unable to load the service index for source https://api.nuget.org/v3/index.json.", "net8.0"));
+    }
 
-            Assert.Equal(new[] { "System.IO.Pipes.AccessControl" }, RestoreDiagnosis.MissingPackages(NotServed));
-            Assert.NotNull(hint);
-            Assert.Contains("do not serve System.IO.Pipes.AccessControl.", hint);
-            Assert.Contains("`-p RestoreAdditionalProjectSources=URL_OR_FOLDER`", hint);
-            Assert.Contains("`-p TargetFrameworks=net8.0`", hint);
-            Assert.Contains("`-p WarningsNotAsErrors=NU1603`", hint);
-        }
+    [Fact]
+    public void TheSubstitutionsARestoreRecorded_AreReadFromItsAssetsFile_AndWordedAsTheReportWordsThem()
+    {
+        using var folder = new TempDirectory();
+        string assets = folder.Combine("project.assets.json");
+        // The shape NuGet writes (captured from a csharp/v1.1.7 restore, 2026-11-24): warnings stay in "logs".
+        File.WriteAllText(assets, """
+            {"version": 3, "logs": [
+              {"code": "NU1603", "level": "Warning", "message": "ApacheThrift 0.25.0 depends on System.Net.Http.WinHttpHandler (>= 10.0.10) but System.Net.Http.WinHttpHandler 10.0.10 was not found. System.Net.Http.WinHttpHandler 10.0.14 was resolved instead."},
+              {"code": "NU1605", "level": "Warning", "message": "Detected package downgrade: System.Diagnostics.DiagnosticSource from 10.0.0 to 9.0.6."}
+            ]}
+            """);
 
-        [Fact]
-        public void TheSubstitutionsARestoreRecorded_AreReadFromItsAssetsFile()
-        {
-            using var folder = new Support.TempDirectory();
-            string assets = folder.Combine("project.assets.json");
-            // The shape NuGet writes (captured from a csharp/v1.1.7 restore, 2026-11-24): warnings stay in "logs".
-            System.IO.File.WriteAllText(assets, """
-                {"version": 3, "logs": [
-                  {"code": "NU1603", "level": "Warning", "message": "ApacheThrift 0.25.0 depends on System.Net.Http.WinHttpHandler (>= 10.0.10) but System.Net.Http.WinHttpHandler 10.0.10 was not found. System.Net.Http.WinHttpHandler 10.0.14 was resolved instead."},
-                  {"code": "NU1605", "level": "Warning", "message": "Detected package downgrade: System.Diagnostics.DiagnosticSource from 10.0.0 to 9.0.6."}
-                ]}
-                """);
+        Substitution found = Assert.Single(RestoreDiagnosis.SubstitutionsIn(assets));
 
-            Substitution found = Assert.Single(RestoreDiagnosis.SubstitutionsIn(assets));
-
-            Assert.Equal(("System.Net.Http.WinHttpHandler", "10.0.10", "10.0.14", "ApacheThrift 0.25.0"), (found.Package, found.Pinned, found.Resolved, found.By));
-            Assert.Empty(RestoreDiagnosis.SubstitutionsIn(folder.Combine("missing.json")));
-        }
-
-        [Fact]
-        public void OtherRestoreErrors_GetNoPackageHint()
-        {
-            Assert.Null(RestoreDiagnosis.Hint("error NU1301: Unable to load the service index for source https://api.nuget.org/v3/index.json."));
-        }
+        Assert.Equal(new Substitution("System.Net.Http.WinHttpHandler", "10.0.10", "10.0.14", "ApacheThrift 0.25.0"), found);
+        Assert.Equal("built against System.Net.Http.WinHttpHandler 10.0.14; ApacheThrift 0.25.0 asks for 10.0.10", RestoreDiagnosis.Describe(found));
+        Assert.Equal("built against ApacheThrift 0.25.0; the tag pins 0.22.0", RestoreDiagnosis.Describe(new Substitution("ApacheThrift", "0.22.0", "0.25.0", "Apache.Arrow.Adbc.Drivers.Apache")));
+        Assert.Empty(RestoreDiagnosis.SubstitutionsIn(folder.Combine("missing.json")));
     }
 }

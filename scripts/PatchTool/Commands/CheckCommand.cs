@@ -1,156 +1,106 @@
-using System.Collections.Generic;
-using System.Linq;
-using DbxMem.PatchTool.Infrastructure;
-using DbxMem.PatchTool.Provenance;
-using DbxMem.PatchTool.Series;
+namespace DbxMem.PatchTool;
 
-namespace DbxMem.PatchTool.Commands
+/// <summary>
+/// check: would the series apply? Validates it (files, headers) and dry-runs it on a scratch index built from the base
+/// commit, so the checkout is never touched. What it adds over `git apply --check`: the whole series in order on top of
+/// the overlay, against any supported base the clone has (--base, --all), without checking that base out.
+/// </summary>
+internal static class CheckCommand
 {
-    /// <summary>
-    /// check: would the series apply? Validates the series (headers, files) and dry-runs it on a scratch
-    /// index built from the base commit, so the checkout (index, work tree, HEAD) is never touched.
-    /// </summary>
-    internal static class CheckCommand
+    public static int Run(ToolContext context, string? tag, bool all)
     {
-        public static int Run(ToolContext context)
+        PatchRepository repository = context.OpenPatches();
+        AdbcCheckout checkout = context.OpenCheckout();
+        IReadOnlyList<BaseInfo> bases = repository.LoadBases();
+        IReadOnlyList<BaseInfo> targets = all ? InThisClone(context, checkout, bases) : tag != null ? [repository.LoadBase(tag)] : [BaseOf(context, checkout, repository, bases)];
+        // Ordered by what to fix first: the patch data, then the clone, then the patches' content.
+        int[] worstFirst = [ExitCodes.InvalidSeries, ExitCodes.CheckoutState, ExitCodes.Conflict];
+        List<int> codes = targets.Select(b => CheckOne(context, checkout, repository, b)).ToList();
+        if (targets.Count > 1)
         {
-            bool threeWay = context.CommandLine.Has("3way");
-            PatchRepository repository = context.OpenPatches();
-            AdbcCheckout checkout = context.OpenCheckout();
-            IReadOnlyList<BaseInfo> bases = repository.LoadBases();
-            IReadOnlyList<BaseInfo> targets = SelectBases(context, checkout, repository, bases);
-
-            int exitCode = ExitCodes.Success;
-            foreach (BaseInfo baseInfo in targets)
-            {
-                int code = CheckOne(context, checkout, repository, baseInfo, threeWay);
-                exitCode = Worse(exitCode, code);
-            }
-
-            if (targets.Count > 1)
-            {
-                context.Info(exitCode == ExitCodes.Success ? $"All {targets.Count} series apply." : "Some series do not apply (see above).");
-            }
-
-            return exitCode;
+            context.Info(codes.All(c => c == ExitCodes.Success) ? $"All {targets.Count} series apply." : "Some series do not apply (see above).");
         }
 
-        private static IReadOnlyList<BaseInfo> SelectBases(ToolContext context, AdbcCheckout checkout, PatchRepository repository, IReadOnlyList<BaseInfo> bases)
+        return worstFirst.FirstOrDefault(codes.Contains);
+    }
+
+    /// <summary>
+    /// The bases of the upstream repositories this clone holds (of which it has at least one base commit): an
+    /// apache/arrow-adbc clone cannot check adbc-drivers/databricks' bases, but a clone that lacks one of its own
+    /// repository's bases (a shallow clone) is told to fetch it.
+    /// </summary>
+    private static IReadOnlyList<BaseInfo> InThisClone(ToolContext context, AdbcCheckout checkout, IReadOnlyList<BaseInfo> bases)
+    {
+        HashSet<string> held = bases.Where(b => checkout.CommitExists(b.Commit)).Select(b => b.RepositoryName).ToHashSet();
+        List<BaseInfo> elsewhere = bases.Where(b => !held.Contains(b.RepositoryName)).ToList();
+        if (elsewhere.Count > 0)
         {
-            if (context.CommandLine.Has("all"))
-            {
-                if (bases.Count == 0)
-                {
-                    throw new ToolException(ExitCodes.InvalidSeries, $"{repository.PatchesDirectory} holds no <tag>/base.json.", "add a base folder (scripts/README.md, \"Adding a base tag\")");
-                }
-
-                return bases;
-            }
-
-            string? tag = context.CommandLine.Value("base");
-            if (tag != null)
-            {
-                return new[] { repository.LoadBase(tag) };
-            }
-
-            string head = checkout.Head();
-            BaseInfo? atHead = BaseResolver.FindByCommit(bases, head);
-            if (atHead != null)
-            {
-                return new[] { atHead };
-            }
-
-            CheckoutProvenance? provenance = checkout.ReadProvenance(context, deleteStale: false);
-            if (provenance != null)
-            {
-                context.Info($"{checkout.Root} is patched; checking the repository's series against its recorded base {provenance.BaseTag}.");
-                return new[] { repository.LoadBase(provenance.BaseTag) };
-            }
-
-            throw BaseResolver.WrongBase(checkout, bases, head);
+            context.Info($"Not checked here: {string.Join(", ", elsewhere.Select(b => b.Tag))}, bases of {string.Join(", ", elsewhere.Select(b => b.RepositoryName).Distinct())}, which this clone does not hold (check them in a clone of it).");
         }
 
-        private static int CheckOne(ToolContext context, AdbcCheckout checkout, PatchRepository repository, BaseInfo baseInfo, bool threeWay)
+        return bases.Except(elsewhere).ToList();
+    }
+
+    /// <summary>HEAD's base, or the recorded base of a patched checkout.</summary>
+    private static BaseInfo BaseOf(ToolContext context, AdbcCheckout checkout, PatchRepository repository, IReadOnlyList<BaseInfo> bases)
+    {
+        string head = checkout.Head();
+        if (bases.FirstOrDefault(b => b.Commit == head) is BaseInfo atHead)
         {
-            SeriesDefinition series = repository.LoadSeries(baseInfo);
-            context.Info($"{baseInfo.Tag} ({baseInfo.Commit.Substring(0, 12)}), series {series.Version}, {series.Patches.Count} patch(es), {series.Overlay.Count} overlay file(s):");
-            foreach (string unlisted in series.UnlistedPatchFiles)
-            {
-                context.Warn($"{(unlisted.Contains('/') ? unlisted : baseInfo.Tag + "/" + unlisted)} is not listed in its series file; it is ignored.");
-            }
-
-            if (series.Problems.Count > 0)
-            {
-                foreach (string problem in series.Problems)
-                {
-                    context.Err.WriteLine($"  INVALID  {problem}");
-                }
-
-                context.Err.WriteLine("hint: every patch needs Why:, Upstream-Status: and Base: lines in its commit message (patches/README.md).");
-                return ExitCodes.InvalidSeries;
-            }
-
-            if (!checkout.CommitExists(baseInfo.Commit))
-            {
-                context.Err.WriteLine($"  MISSING  commit {baseInfo.Commit} ({baseInfo.Tag}, {baseInfo.RepositoryName}) is not in this clone.");
-                context.Err.WriteLine($"hint: a base of {baseInfo.RepositoryName} is checked in a clone of it; in one, `git -C \"{checkout.Root}\" fetch origin tag {baseInfo.Tag}` (a shallow clone needs --unshallow or a deeper fetch).");
-                return ExitCodes.CheckoutState;
-            }
-
-            try
-            {
-                SeriesApplier.RequireOverlayFolderFree(checkout, baseInfo);
-            }
-            catch (ToolException ex)
-            {
-                context.Err.WriteLine($"  INVALID  {ex.Message}");
-                return ex.ExitCode;
-            }
-
-            PrecheckResult result = SeriesApplier.DryRun(checkout, series, threeWay);
-            foreach (PatchOutcome outcome in result.Outcomes)
-            {
-                if (outcome.Applied)
-                {
-                    context.Info($"  ok       {outcome.Patch.Name}");
-                    continue;
-                }
-
-                string files = outcome.FailedFiles.Count == 0 ? "" : ": " + string.Join(", ", outcome.FailedFiles);
-                context.Err.WriteLine($"  FAILS    {outcome.Patch.Name}{files}");
-                context.Err.WriteLine("           git says:\n             " + Git.FirstLines(outcome.GitMessage, 12).Replace("\n    ", "\n             "));
-            }
-
-            if (result.Failure != null)
-            {
-                if (result.NotChecked > 0)
-                {
-                    context.Err.WriteLine($"  ({result.NotChecked} later patch(es) not checked)");
-                }
-
-                context.Err.WriteLine(threeWay
-                    ? "hint: resolve it for real with `scripts/patch apply --3way` on a clean checkout of this base, then `scripts/patch export`."
-                    : "hint: try `scripts/patch check --3way` (uses the blob ids the patch records), and rebase the patch with `scripts/patch apply --3way` + `scripts/patch export`.");
-                return ExitCodes.Conflict;
-            }
-
-            context.Info($"  => the series applies to {baseInfo.Tag}{(threeWay ? " (3-way merge allowed)" : "")}.");
-            return ExitCodes.Success;
+            return atHead;
         }
 
-        private static int Worse(int current, int next)
+        CheckoutProvenance provenance = checkout.ReadProvenance(deleteStale: false) ?? throw checkout.NotABase(bases, head);
+        context.Info($"{checkout.Root} is patched; checking the repository's series against its recorded base {provenance.BaseTag}.");
+        return repository.LoadBase(provenance.BaseTag);
+    }
+
+    private static int CheckOne(ToolContext context, AdbcCheckout checkout, PatchRepository repository, BaseInfo baseInfo)
+    {
+        SeriesDefinition series = repository.LoadSeries(baseInfo);
+        context.Info($"{baseInfo.Tag} ({baseInfo.Commit[..12]}), series {series.Version}, {series.Patches.Count} patch(es), {series.Overlay.Count} overlay file(s):");
+        series.UnlistedPatchFiles.ToList().ForEach(f => context.Warn($"{f} is not listed in its series file; it is ignored."));
+        if (series.Problems.Count > 0)
         {
-            // Ordered by what to fix first: the patch data, then the clone, then the patches' content.
-            int[] priority = { ExitCodes.InvalidSeries, ExitCodes.CheckoutState, ExitCodes.Conflict };
-            foreach (int code in priority)
+            series.Problems.ToList().ForEach(p => context.Err.WriteLine($"  INVALID  {p}"));
+            context.Err.WriteLine("hint: every patch needs Why:, Upstream-Status: and Base: lines in its commit message (patches/README.md).");
+            return ExitCodes.InvalidSeries;
+        }
+
+        if (!checkout.CommitExists(baseInfo.Commit))
+        {
+            context.Err.WriteLine($"  MISSING  commit {baseInfo.Commit} ({baseInfo.Tag}, {baseInfo.RepositoryName}) is not in this clone.");
+            context.Err.WriteLine($"hint: a base of {baseInfo.RepositoryName} is checked in a clone of it: `git -C \"{checkout.Root}\" fetch origin tag {baseInfo.Tag}` (a shallow clone needs --unshallow).");
+            return ExitCodes.CheckoutState;
+        }
+
+        try
+        {
+            SeriesApplier.RequireOverlayFolderFree(checkout, baseInfo);
+        }
+        catch (ToolException ex)
+        {
+            context.Err.WriteLine($"  INVALID  {ex.Message}");
+            return ex.ExitCode;
+        }
+
+        IReadOnlyList<PatchOutcome> outcomes = SeriesApplier.DryRun(checkout, series);
+        foreach (PatchOutcome outcome in outcomes)
+        {
+            if (outcome.Applied)
             {
-                if (current == code || next == code)
-                {
-                    return code;
-                }
+                context.Info($"  ok       {outcome.Patch!.Name}");
+                continue;
             }
 
-            return current != ExitCodes.Success ? current : next;
+            context.Err.WriteLine($"  FAILS    {outcome.Patch!.Name}{(outcome.FailedFiles.Count == 0 ? "" : ": " + string.Join(", ", outcome.FailedFiles))}");
+            context.Err.WriteLine("           git says:\n             " + Git.FirstLines(outcome.GitMessage, 12).Replace("\n    ", "\n             "));
+            context.Err.WriteLine($"  ({series.Patches.Count - outcomes.Count} later patch(es) not checked)");
+            context.Err.WriteLine($"hint: rebase it: `scripts/patch apply --3way` on a clean checkout of {baseInfo.Tag}, resolve, then `scripts/patch export` (scripts/README.md, \"Adding a base tag\").");
+            return ExitCodes.Conflict;
         }
+
+        context.Info($"  => the series applies to {baseInfo.Tag}.");
+        return ExitCodes.Success;
     }
 }

@@ -1,241 +1,213 @@
-using System;
-using System.Collections.Generic;
-using System.IO;
-using System.Linq;
-using System.Text;
-using DbxMem.PatchTool.Infrastructure;
-using DbxMem.PatchTool.Provenance;
-using DbxMem.PatchTool.Series;
+namespace DbxMem.PatchTool;
 
-namespace DbxMem.PatchTool.Commands
+/// <summary>
+/// export: rewrites the series from the patched checkout's commits; --check only compares. What it adds over `git
+/// format-patch`: output that is byte-stable (so "re-export and compare" is a check), stable file names, the series
+/// files, the overlay folder left out, and each commit written back to the tag's folder or the shared series it came from.
+/// </summary>
+internal static class ExportCommand
 {
-    /// <summary>export: rewrite patches/&lt;base-tag&gt;/ from the patched checkout's commits; --check only compares.</summary>
-    internal static class ExportCommand
+    /// <summary>Every setting that could change format-patch's output, pinned, so user configuration does not leak in.</summary>
+    private static readonly string[] FormatPatch =
+    [
+        "-c", "format.from=false", "-c", "format.forceInBodyFrom=false", "-c", "format.mboxrd=false", "-c", "format.encodeEmailHeaders=true",
+        "-c", "format.numbered=false", "-c", "format.thread=false", "-c", "format.coverLetter=false", "-c", "format.useAutoBase=false",
+        "-c", "format.notes=false", "-c", "format.attach=false", "-c", "format.suffix=.patch", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
+        "-c", "diff.relative=false", "-c", "diff.suppressBlankEmpty=false", "-c", "diff.context=3", "-c", "diff.interHunkContext=0",
+        "-c", "diff.indentHeuristic=true", "-c", "i18n.logOutputEncoding=UTF-8",
+        "format-patch", "--stdout", "--zero-commit", "--full-index", "--no-signature", "--no-stat", "--keep-subject", "--no-numbered", "--no-thread",
+        "--no-cover-letter", "--no-attach", "--no-notes", "--no-base", "--no-to", "--no-cc", "--no-add-header", "--no-renames", "--diff-algorithm=myers",
+        "--unified=3", "--src-prefix=a/", "--dst-prefix=b/", "--encoding=UTF-8",
+    ];
+
+    /// <summary>One exported commit.</summary>
+    private sealed record Exported(string Commit, PatchFile Patch);
+
+    /// <summary>A file export would write ("A" new, "M" changed) or delete ("D", Bytes null); Name is what the user sees.</summary>
+    private sealed record FileChange(string Kind, string Path, string Name, byte[]? Bytes);
+
+    public static int Run(ToolContext context, bool checkOnly)
     {
-        public static int Run(ToolContext context)
+        PatchRepository repository = context.OpenPatches();
+        AdbcCheckout checkout = context.OpenCheckout();
+        checkout.RequireNoAmSession();
+        CheckoutProvenance provenance = checkout.ReadProvenance(deleteStale: false) ?? throw new ToolException(
+            ExitCodes.CheckoutState,
+            $"{checkout.Root} was not patched by `scripts/patch apply`, so there is no overlay commit to export from.",
+            "run `scripts/patch apply` on a checkout at a supported base, commit your changes on top, then export");
+        BaseInfo baseInfo = repository.LoadBase(provenance.BaseTag);
+        IReadOnlyList<Exported> exported = ExportCommits(context, checkout, provenance.OverlayCommit!, provenance.OverlayDir);
+        if (checkout.UncommittedChanges(provenance.DriverDir).Count > 0)
         {
-            bool checkOnly = context.CommandLine.Has("check");
-            PatchRepository repository = context.OpenPatches();
-            AdbcCheckout checkout = context.OpenCheckout();
-            ApplyCommand.RequireNoAmSession(checkout);
-            CheckoutProvenance provenance = checkout.ReadProvenance(context, deleteStale: false) ?? throw new ToolException(
-                ExitCodes.CheckoutState,
-                $"{checkout.Root} was not patched by `scripts/patch apply`, so there is no overlay commit to export from.",
-                "run `scripts/patch apply` on a checkout at a supported base, commit your changes on top, then export");
-            string overlayCommit = provenance.OverlayCommit ?? throw new ToolException(
-                ExitCodes.CheckoutState,
-                "apply did not get as far as the overlay commit in this checkout.",
-                "run `scripts/patch revert --force` and apply again");
-            string head = checkout.Head();
-            if (!checkout.CommitExists(overlayCommit) || !checkout.IsAncestor(overlayCommit, head))
-            {
-                throw new ToolException(
-                    ExitCodes.CheckoutState,
-                    $"HEAD {head.Substring(0, 12)} does not contain the overlay commit {overlayCommit.Substring(0, 12)} recorded by apply.",
-                    "check out the patched branch again, or revert and apply");
-            }
-
-            BaseInfo baseInfo = repository.LoadBase(provenance.BaseTag);
-            IReadOnlyList<PatchExporter.ExportedPatch> exported = PatchExporter.Export(checkout, overlayCommit, provenance.OverlayDir, out List<string> overlayOnly);
-            foreach (string commit in overlayOnly)
-            {
-                context.Warn($"commit {commit}: not exported.");
-            }
-
-            foreach (PatchExporter.ExportedPatch patch in exported.Where(p => p.TouchedOverlay))
-            {
-                context.Warn($"commit {patch.Commit.Substring(0, 12)} also changes the overlay folder; that part is not in {patch.Name}. Copy it to driver-overlay/.");
-            }
-
-            foreach (PatchExporter.ExportedPatch patch in exported.Where(p => p.Parsed.MissingHeaderFields.Count > 0))
-            {
-                context.Warn($"{patch.Name} lacks {string.Join(", ", patch.Parsed.MissingHeaderFields.Select(f => f + ":"))} in its commit message; check and apply will reject it (patches/README.md).");
-            }
-
-            if (checkout.UncommittedChanges(provenance.DriverDir).Count > 0)
-            {
-                context.Warn("the checkout has uncommitted changes; export only reads commits. Commit them (or `git commit --fixup` + `git rebase -i --autosquash`) first.");
-            }
-
-            List<FileChange> changes = Compare(context, repository, baseInfo, exported);
-            string where = baseInfo.Folder + string.Concat(repository.LoadSeries(baseInfo).Parts.Where(p => p.IsShared).Select(p => " + " + p.Folder));
-            if (checkOnly)
-            {
-                if (changes.Count == 0)
-                {
-                    context.Info($"Patches are up to date: {where} match the {exported.Count} commit(s) after the overlay.");
-                    return ExitCodes.Success;
-                }
-
-                context.Err.WriteLine($"error: {changes.Count} file(s) in {where} differ from what the checkout's commits export to:");
-                foreach (FileChange change in changes)
-                {
-                    context.Err.WriteLine($"  {change.Kind}  {change.Name}");
-                }
-
-                context.Err.WriteLine("hint: run `scripts/patch export` (without --check) and commit the patches folder, or revert your edits to the patch files.");
-                return ExitCodes.PatchesOutOfDate;
-            }
-
-            foreach (FileChange change in changes)
-            {
-                if (change.Bytes == null)
-                {
-                    File.Delete(change.Path);
-                }
-                else
-                {
-                    Directory.CreateDirectory(Path.GetDirectoryName(change.Path)!);
-                    File.WriteAllBytes(change.Path, change.Bytes);
-                }
-
-                context.Info($"  {change.Kind}  {change.Name}");
-            }
-
-            foreach (string shared in changes.Select(c => SharedNameOf(c.Name)).OfType<string>().Distinct(StringComparer.Ordinal))
-            {
-                IReadOnlyList<string> users = repository.TagsIncluding(shared);
-                context.Info($"  (shared series {shared} is included by {string.Join(", ", users)}: the change applies to each of them)");
-            }
-
-            context.Info(changes.Count == 0
-                ? $"Nothing to write: {where} already match the {exported.Count} commit(s)."
-                : $"Exported {exported.Count} patch(es) to {where} ({changes.Count} file(s) written or removed).");
-            return ExitCodes.Success;
+            context.Warn("the checkout has uncommitted changes; export only reads commits. Commit them (or `git commit --fixup` + `git rebase -i --autosquash`) first.");
         }
 
-        private static string? SharedNameOf(string display)
+        SeriesDefinition current = repository.LoadSeries(baseInfo);
+        List<FileChange> changes = Compare(context, baseInfo, current, exported);
+        string where = baseInfo.Folder + string.Concat(current.Parts.Where(p => p.IsShared).Select(p => " + " + p.Folder));
+        if (checkOnly)
         {
-            string prefix = PatchRepository.SharedFolderName + "/";
-            return display.StartsWith(prefix, StringComparison.Ordinal) ? display.Substring(prefix.Length).Split('/')[0] : null;
+            if (changes.Count == 0)
+            {
+                context.Info($"Patches are up to date: {where} match the {exported.Count} commit(s) after the overlay.");
+                return ExitCodes.Success;
+            }
+
+            context.Err.WriteLine($"error: {changes.Count} file(s) in {where} differ from what the checkout's commits export to:");
+            changes.ForEach(c => context.Err.WriteLine($"  {c.Kind}  {c.Name}"));
+            context.Err.WriteLine("hint: run `scripts/patch export` (without --check) and commit the patches folder, or revert your edits to the patch files.");
+            return ExitCodes.PatchesOutOfDate;
         }
 
-        /// <summary>A file export would write ("A" new, "M" changed) or delete ("D": Bytes null).</summary>
-        private sealed class FileChange
+        foreach (FileChange change in changes)
         {
-            public FileChange(string kind, string path, string name, byte[]? bytes)
+            if (change.Bytes == null)
             {
-                Kind = kind;
-                Path = path;
-                Name = name;
-                Bytes = bytes;
+                File.Delete(change.Path);
+            }
+            else
+            {
+                Directory.CreateDirectory(Path.GetDirectoryName(change.Path)!);
+                File.WriteAllBytes(change.Path, change.Bytes);
             }
 
-            public string Kind { get; }
-
-            /// <summary>The full path of the file.</summary>
-            public string Path { get; }
-
-            /// <summary>What the user sees: the file name for the tag's own files, shared/&lt;name&gt;/&lt;file&gt; for a shared series.</summary>
-            public string Name { get; }
-
-            public byte[]? Bytes { get; }
+            context.Info($"  {change.Kind}  {change.Name}");
         }
 
-        private static List<FileChange> Compare(ToolContext context, PatchRepository repository, BaseInfo baseInfo, IReadOnlyList<PatchExporter.ExportedPatch> exported)
+        foreach (string shared in changes.Select(c => Regex.Match(c.Name, "^shared/([^/]+)/")).Where(m => m.Success).Select(m => m.Groups[1].Value).Distinct())
         {
-            SeriesDefinition current = repository.LoadSeries(baseInfo);
-            Dictionary<int, SeriesPart> owner = AssignToSharedSeries(current, exported);
-            var changes = new List<FileChange>();
-
-            // The tag's own patches: every exported commit outside a shared series' run.
-            var own = exported.Where((p, i) => !owner.ContainsKey(i)).ToList();
-            CompareFolder(baseInfo.Folder, "", own, changes);
-
-            // Each shared series still used by this tag: its run of commits, written once into its own folder.
-            foreach (SeriesPart part in owner.Values.Distinct())
-            {
-                var run = exported.Where((p, i) => owner.TryGetValue(i, out SeriesPart? o) && o == part).ToList();
-                string display = $"{PatchRepository.SharedFolderName}/{part.SharedName}/";
-                CompareFolder(part.Folder, display, run, changes);
-                byte[] sharedSeries = Encoding.UTF8.GetBytes(SeriesFile.Render(part.SeriesText, SeriesFile.DefaultSharedHeader(part.SharedName!), run.Select(p => p.Name)));
-                CompareFile(Path.Combine(part.Folder, SeriesFile.FileName), display + SeriesFile.FileName, sharedSeries, changes);
-            }
-
-            foreach (SeriesPart dropped in current.Parts.Where(p => p.IsShared && !owner.Values.Contains(p)))
-            {
-                context.Warn($"none of the commits is a patch of the shared series {dropped.SharedName}: {baseInfo.Tag}'s series no longer includes it (its files stay for the other tags).");
-            }
-
-            var entries = new List<string>();
-            for (int i = 0; i < exported.Count; i++)
-            {
-                if (!owner.TryGetValue(i, out SeriesPart? part))
-                {
-                    entries.Add(exported[i].Name);
-                }
-                else if (i == 0 || !owner.TryGetValue(i - 1, out SeriesPart? previous) || previous != part)
-                {
-                    entries.Add(SeriesFile.IncludeLine(part.SharedName!));
-                }
-            }
-
-            string seriesPath = Path.Combine(baseInfo.Folder, SeriesFile.FileName);
-            string? seriesText = File.Exists(seriesPath) ? File.ReadAllText(seriesPath) : null;
-            CompareFile(seriesPath, SeriesFile.FileName, Encoding.UTF8.GetBytes(SeriesFile.Render(seriesText, baseInfo.Tag, entries)), changes);
-            return changes;
+            context.Info($"  (shared series {shared} is included by {string.Join(", ", repository.TagsIncluding(shared))}: the change applies to each of them)");
         }
 
-        /// <summary>
-        /// Which exported commits belong to which included shared series: from the first to the last commit whose
-        /// patch the shared series lists, everything in between (a commit inserted among a shared series' patches
-        /// joins it; one before or after it is the tag's own). A shared series none of whose patches is exported is
-        /// no longer included.
-        /// </summary>
-        private static Dictionary<int, SeriesPart> AssignToSharedSeries(SeriesDefinition current, IReadOnlyList<PatchExporter.ExportedPatch> exported)
+        context.Info(changes.Count == 0
+            ? $"Nothing to write: {where} already match the {exported.Count} commit(s)."
+            : $"Exported {exported.Count} patch(es) to {where} ({changes.Count} file(s) written or removed).");
+        return ExitCodes.Success;
+    }
+
+    /// <summary>
+    /// Every commit after the overlay commit as a patch (the overlay folder left out: overlay changes belong in
+    /// driver-overlay/), named by its Patch-Filename trailer or its subject. Empty and overlay-only commits are skipped
+    /// with a warning.
+    /// </summary>
+    private static IReadOnlyList<Exported> ExportCommits(ToolContext context, AdbcCheckout checkout, string overlayCommit, string overlayDir)
+    {
+        if (checkout.Git.Checked("rev-list", "--merges", overlayCommit + "..HEAD").Length > 0)
         {
-            var owner = new Dictionary<int, SeriesPart>();
-            foreach (SeriesPart part in current.Parts.Where(p => p.IsShared))
-            {
-                var names = new HashSet<string>(part.Names, StringComparer.Ordinal);
-                List<int> hits = Enumerable.Range(0, exported.Count).Where(i => names.Contains(exported[i].Name)).ToList();
-                if (hits.Count == 0)
-                {
-                    continue;
-                }
-
-                for (int i = hits[0]; i <= hits[^1]; i++)
-                {
-                    if (owner.TryGetValue(i, out SeriesPart? other))
-                    {
-                        throw new ToolException(
-                            ExitCodes.InvalidSeries,
-                            $"the commits of the shared series {other.SharedName} and {part.SharedName} interleave ({exported[i].Name} would belong to both).",
-                            "reorder the commits so each shared series' patches are consecutive (`git rebase -i`), then export again");
-                    }
-
-                    owner[i] = part;
-                }
-            }
-
-            return owner;
+            throw new ToolException(ExitCodes.CheckoutState, "the commits after the overlay include a merge; a patch series is linear.", "rebase them into a linear history (`git rebase <overlay commit>`) and export again");
         }
 
-        private static void CompareFolder(string folder, string display, IReadOnlyList<PatchExporter.ExportedPatch> patches, List<FileChange> changes)
+        var patches = new List<Exported>();
+        foreach (string commit in checkout.Git.Checked("rev-list", "--reverse", overlayCommit + "..HEAD").Split('\n', StringSplitOptions.RemoveEmptyEntries))
         {
-            var wanted = new HashSet<string>(patches.Select(p => p.Name), StringComparer.Ordinal);
-            foreach (PatchExporter.ExportedPatch patch in patches)
+            string[] files = checkout.Git.Checked("diff-tree", "--no-commit-id", "--name-only", "-r", "--no-renames", commit).Split('\n', StringSplitOptions.RemoveEmptyEntries);
+            string subject = checkout.Git.Checked("log", "-1", "--format=%s", commit);
+            if (files.All(f => f.StartsWith(overlayDir + "/", StringComparison.Ordinal)))
             {
-                CompareFile(Path.Combine(folder, patch.Name), display + patch.Name, patch.Bytes, changes);
+                context.Warn($"commit {commit[..12]} {subject}: not exported ({(files.Length == 0 ? "an empty commit" : "changes only the overlay folder: copy them to driver-overlay/")}).");
+                continue;
             }
 
-            IEnumerable<string> existing = Directory.Exists(folder) ? Directory.EnumerateFiles(folder, "*.patch").Select(f => Path.GetFileName(f)) : Enumerable.Empty<string>();
-            foreach (string name in existing.Where(n => !wanted.Contains(n)).OrderBy(n => n, StringComparer.Ordinal))
+            if (files.Any(f => f.StartsWith(overlayDir + "/", StringComparison.Ordinal)))
             {
-                changes.Add(new FileChange("D", Path.Combine(folder, name), display + name, null));
+                context.Warn($"commit {commit[..12]} also changes the overlay folder; that part is not exported. Copy it to driver-overlay/.");
+            }
+
+            ProcessResult result = checkout.Git.Run(FormatPatch.Concat([commit + "^.." + commit, "--", ".", ":(exclude)" + overlayDir]));
+            byte[] bytes = result.Succeeded ? PatchFile.WithoutFilenameTrailer(result.StdoutBytes, out string? pinned) : throw new ToolException(
+                ExitCodes.Environment, $"git format-patch failed for {commit}: {result.Stderr.Trim()}");
+            string name = pinned ?? PatchFile.NameFromSubject(subject);
+            if (!Regex.IsMatch(name, @"^[A-Za-z0-9][A-Za-z0-9._+-]*\.patch$"))
+            {
+                throw new ToolException(ExitCodes.InvalidSeries, $"commit {commit[..12]} pins the file name '{name}' ({PatchFile.FilenameTrailer}:), which is not a plain *.patch file name.", "use letters, digits, '.', '_', '+', '-', ending in .patch");
+            }
+
+            var patch = new PatchFile(name, bytes);
+            if (patch.MissingHeaderFields.Count > 0)
+            {
+                context.Warn($"{name} lacks {string.Join(", ", patch.MissingHeaderFields.Select(f => f + ":"))} in its commit message; check and apply will reject it (patches/README.md).");
+            }
+
+            patches.Add(new Exported(commit, patch));
+        }
+
+        IGrouping<string, Exported>? duplicate = patches.GroupBy(p => p.Patch.Name, StringComparer.OrdinalIgnoreCase).FirstOrDefault(g => g.Count() > 1);
+        return duplicate == null ? patches : throw new ToolException(
+            ExitCodes.InvalidSeries,
+            $"commits {string.Join(", ", duplicate.Select(p => p.Commit[..12]))} would all be exported as {duplicate.Key}.",
+            $"give one of them a different subject, or a `{PatchFile.FilenameTrailer}: other-name.patch` line in its commit message");
+    }
+
+    /// <summary>
+    /// The files export writes or deletes. The commits from the first to the last one whose patch an included shared
+    /// series lists belong to that series (a commit inserted among them joins it) and go to its folder, once; the others
+    /// are the tag's own. A shared series none of whose patches is exported is no longer included.
+    /// </summary>
+    private static List<FileChange> Compare(ToolContext context, BaseInfo baseInfo, SeriesDefinition current, IReadOnlyList<Exported> exported)
+    {
+        var owner = new SeriesPart?[exported.Count];
+        foreach (SeriesPart part in current.Parts.Where(p => p.IsShared))
+        {
+            List<int> hits = Enumerable.Range(0, exported.Count).Where(i => part.Names.Contains(exported[i].Patch.Name)).ToList();
+            if (hits.Count == 0)
+            {
+                context.Warn($"none of the commits is a patch of the shared series {part.SharedName}: {baseInfo.Tag}'s series no longer includes it (its files stay for the other tags).");
+                continue;
+            }
+
+            for (int i = hits[0]; i <= hits[^1]; i++)
+            {
+                owner[i] = owner[i] == null ? part : throw new ToolException(
+                    ExitCodes.InvalidSeries,
+                    $"the commits of the shared series {owner[i]!.SharedName} and {part.SharedName} interleave ({exported[i].Patch.Name} would belong to both).",
+                    "reorder the commits so each shared series' patches are consecutive (`git rebase -i`), then export again");
             }
         }
 
-        private static void CompareFile(string path, string display, byte[] bytes, List<FileChange> changes)
+        var changes = new List<FileChange>();
+        var entries = new List<string>();
+        for (int i = 0; i < exported.Count; i++)
         {
-            if (!File.Exists(path))
+            SeriesPart? part = owner[i];
+            if (part == null)
             {
-                changes.Add(new FileChange("A", path, display, bytes));
+                entries.Add(exported[i].Patch.Name);
+                continue;
             }
-            else if (!File.ReadAllBytes(path).AsSpan().SequenceEqual(bytes))
+
+            if (i > 0 && owner[i - 1] == part)
             {
-                changes.Add(new FileChange("M", path, display, bytes));
+                continue; // written with the first commit of the shared series' run
             }
+
+            string display = $"{PatchRepository.SharedFolderName}/{part.SharedName}/";
+            List<PatchFile> run = exported.Where((_, j) => owner[j] == part).Select(e => e.Patch).ToList();
+            entries.Add("include " + part.SharedName);
+            CompareFolder(part.Folder, display, run, changes);
+            string rendered = SeriesFile.Render(Path.Combine(part.Folder, SeriesFile.Name), $"# Shared series {part.SharedName}: the patch order for every tag whose series includes it.", run.Select(p => p.Name));
+            CompareFile(Path.Combine(part.Folder, SeriesFile.Name), display + SeriesFile.Name, Encoding.UTF8.GetBytes(rendered), changes);
+        }
+
+        CompareFolder(baseInfo.Folder, "", exported.Where((_, i) => owner[i] == null).Select(e => e.Patch).ToList(), changes);
+        string seriesPath = Path.Combine(baseInfo.Folder, SeriesFile.Name);
+        string series = SeriesFile.Render(seriesPath, $"# Patch order for {baseInfo.Tag}: `scripts/patch apply` applies these top to bottom with git am.", entries);
+        CompareFile(seriesPath, SeriesFile.Name, Encoding.UTF8.GetBytes(series), changes);
+        return changes;
+    }
+
+    private static void CompareFolder(string folder, string display, IReadOnlyList<PatchFile> patches, List<FileChange> changes)
+    {
+        patches.ToList().ForEach(p => CompareFile(Path.Combine(folder, p.Name), display + p.Name, p.Bytes, changes));
+        IEnumerable<string> stale = (Directory.Exists(folder) ? Directory.EnumerateFiles(folder, "*.patch") : [])
+            .Select(f => Path.GetFileName(f)!).Where(n => patches.All(p => p.Name != n)).OrderBy(n => n, StringComparer.Ordinal);
+        changes.AddRange(stale.Select(n => new FileChange("D", Path.Combine(folder, n), display + n, null)));
+    }
+
+    private static void CompareFile(string path, string display, byte[] bytes, List<FileChange> changes)
+    {
+        if (!File.Exists(path) || !File.ReadAllBytes(path).AsSpan().SequenceEqual(bytes))
+        {
+            changes.Add(new FileChange(File.Exists(path) ? "M" : "A", path, display, bytes));
         }
     }
 }

@@ -1,0 +1,172 @@
+using System.IO.Compression;
+
+namespace DbxMem.PatchTool.Tests;
+
+/// <summary>
+/// publish and pack of the fake driver (net10.0, so it restores offline), and what --fit-nuget-source does about a
+/// NuGet source that lacks or substitutes a dependency: each case with a real restore against a folder source, and a
+/// NuGet cache of its own so no earlier run's packages answer for the source.
+/// </summary>
+public class PublishAndPackTests
+{
+    private const string Dependency = "Dbxmem.Tests.Dependency";
+    private const string DependencyFolder = "csharp/deps/" + Dependency;
+
+    [Fact]
+    public void PublishAndPack_ThePatchedDriver_GiveALoadableFolderAndPackagesWithProvenance()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        DateTimeOffset before = DateTimeOffset.UtcNow.AddSeconds(-2);
+
+        ToolResult publish = fake.Tool("publish", "-f", "net10.0", "-o", "driver");
+        ToolResult pack = fake.Tool("pack", "-o", "packages");
+
+        Assert.True(publish.ExitCode == 0, publish.ToString());
+        Assert.Contains("NuGet: restored; no override needed", publish.Stdout);
+        Assert.True(File.Exists(Path.Combine(fake.Root, "driver", "Fake.Databricks.dll")));
+        Assert.True(pack.ExitCode == 0, pack.ToString());
+        string package = Path.Combine(fake.Root, "packages", "Fake.Databricks.0.21.0-dbxmem.1.0.0.nupkg");
+        using (ZipArchive zip = ZipFile.OpenRead(package))
+        {
+            Assert.Contains(zip.Entries, e => e.FullName == "lib/net10.0/Fake.Databricks.dll");
+        }
+
+        JsonElement p = JsonDocument.Parse(File.ReadAllText(Path.ChangeExtension(package, null) + ".provenance.json")).RootElement;
+        JsonElement applied = JsonDocument.Parse(File.ReadAllText(fake.ProvenancePath)).RootElement;
+        Assert.Equal(
+            ["schema", "toolVersion", "baseTag", "baseCommit", "seriesVersion", "seriesHash", "patchedHead", "workingTreeClean", "versionSuffix", "configuration", "frameworks", "dotnetSdk", "msbuildProperties", "substitutedDependencies", "packages", "patches", "overlayFiles", "createdAtUtc"],
+            p.EnumerateObject().Select(o => o.Name));
+        Assert.Equal(
+            ["dbxmem-pack-provenance/1", "2.0.0", FakeAdbc.Tag21, fake.BaseCommit, "1.0.0", applied.GetProperty("seriesHash").GetString(), fake.Head, "dbxmem.1.0.0", "Release"],
+            new[] { "schema", "toolVersion", "baseTag", "baseCommit", "seriesVersion", "seriesHash", "patchedHead", "versionSuffix", "configuration" }.Select(n => p.GetProperty(n).GetString()));
+        Assert.True(p.GetProperty("workingTreeClean").GetBoolean());
+        Assert.Equal("net10.0", Assert.Single(p.GetProperty("frameworks").EnumerateArray()).GetString());
+        Assert.Matches(@"^\d+\.\d+\.\d+", p.GetProperty("dotnetSdk").GetString());
+        Assert.Empty(p.GetProperty("msbuildProperties").EnumerateArray());
+        Assert.Empty(p.GetProperty("substitutedDependencies").EnumerateArray());
+        JsonElement record = Assert.Single(p.GetProperty("packages").EnumerateArray());
+        Assert.Equal(
+            ["Fake.Databricks", "0.21.0-dbxmem.1.0.0", Path.GetFileName(package), Hashing.Sha256Hex(File.ReadAllBytes(package))],
+            new[] { "id", "version", "file", "sha256" }.Select(n => record.GetProperty(n).GetString()));
+        Assert.Equal(applied.GetProperty("patches").GetRawText(), p.GetProperty("patches").GetRawText());
+        Assert.Equal(applied.GetProperty("overlayFiles").GetRawText(), p.GetProperty("overlayFiles").GetRawText());
+        Assert.InRange(DateTimeOffset.Parse(p.GetProperty("createdAtUtc").GetString()!, System.Globalization.CultureInfo.InvariantCulture), before, DateTimeOffset.UtcNow.AddSeconds(2));
+    }
+
+    [Fact]
+    public void AnUnpatchedCheckout_IsPublishedOnlyWithAllowUnpatched_AndPackPointsThere()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+
+        ToolResult publish = fake.Tool("publish", "-f", "net10.0", "-o", "stock");
+        ToolResult pack = fake.Tool("pack");
+        ToolResult stock = fake.Tool("publish", "-f", "net10.0", "-o", "stock", "--allow-unpatched");
+
+        Assert.Equal(5, publish.ExitCode);
+        Assert.Contains($"is not patched (it is at {FakeAdbc.Tag21})", publish.Stderr);
+        Assert.Contains("or pass --allow-unpatched", publish.Stderr);
+        Assert.Equal(5, pack.ExitCode);
+        Assert.Contains("`scripts/patch publish --allow-unpatched`", pack.Stderr);
+        Assert.True(stock.ExitCode == 0, stock.ToString());
+        Assert.Contains($"Publishing the unpatched driver of {FakeAdbc.Tag21}", stock.Stdout);
+        Assert.True(File.Exists(Path.Combine(fake.Root, "stock", "Fake.Databricks.dll")));
+
+        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        ToolResult badSuffix = fake.Tool("pack", "--version-suffix", "bad suffix!");
+        Assert.Equal(2, badSuffix.ExitCode);
+        Assert.Contains("'bad suffix!' is not a valid NuGet version suffix", badSuffix.Stderr);
+    }
+
+    [Fact]
+    public void FitNuGetSource_PacksAMissingPackageTheCheckoutHolds_AndNarrowsTheTargetsForOneItDoesNot()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        AddDependencyProject(fake, DependencyFolder, "1.0.0", "SNAPSHOT");
+        Reference(fake, Dependency);
+        string empty = Directory.CreateDirectory(Path.Combine(fake.Root, "empty-source")).FullName;
+        string notes = Path.Combine(fake.Root, "build-notes.json");
+        File.WriteAllText(notes, """{"overrides": [], "datasets": [{"statement": "kept"}]}""");
+
+        ToolResult stops = Tool(fake, "publish", "-f", "net10.0", "-o", "driver", "-p", "RestoreSources=" + empty);
+        ToolResult fits = Tool(fake, "publish", "-f", "net10.0", "-o", "driver", "-p", "RestoreSources=" + empty, "--fit-nuget-source", "--build-notes", notes);
+
+        Assert.Equal(8, stops.ExitCode);
+        Assert.Contains($"dotnet restore failed for {FakeAdbc.DriverProject}", stops.Stderr);
+        Assert.Contains($"your NuGet sources do not serve {Dependency}.", stops.Stderr);
+        Assert.Contains("`-p TargetFrameworks=net10.0`", stops.Stderr);
+        Assert.Contains("`--fit-nuget-source` adds the smallest of these overrides", stops.Stderr);
+        Assert.True(fits.ExitCode == 0, fits.ToString());
+        Assert.Contains("override -p:RestoreAdditionalProjectSources=<git-dir>/dbxmem-patch/local-feed", fits.Stdout);
+        // The project's own version, without its -SNAPSHOT suffix, is what the reference asks for.
+        Assert.True(File.Exists(Path.Combine(fake.Checkout, ".git", "dbxmem-patch", "local-feed", Dependency + ".1.0.0.nupkg")));
+        Assert.True(File.Exists(Path.Combine(fake.Root, "driver", Dependency + ".dll")));
+        JsonElement recorded = JsonDocument.Parse(File.ReadAllText(notes)).RootElement;
+        JsonElement added = Assert.Single(recorded.GetProperty("overrides").EnumerateArray());
+        Assert.Equal("-p:RestoreAdditionalProjectSources=<git-dir>/dbxmem-patch/local-feed", added.GetProperty("argument").GetString());
+        Assert.Contains($"packed from {DependencyFolder}/{Dependency}.csproj", added.GetProperty("reason").GetString());
+        Assert.Equal("kept", recorded.GetProperty("datasets")[0].GetProperty("statement").GetString());
+
+        // The dependency now comes from the test's NuGet cache (NuGet keeps what it restored); this one no source serves.
+        Reference(fake, "Dbxmem.Tests.NotServed");
+        ToolResult notServed = Tool(fake, "publish", "-f", "net10.0", "-o", "driver", "-p", "RestoreSources=" + empty, "--fit-nuget-source");
+
+        Assert.Equal(8, notServed.ExitCode);
+        Assert.Contains("override -p:TargetFrameworks=net10.0: the NuGet source does not serve Dbxmem.Tests.NotServed; net10.0 builds without it", notServed.Stdout);
+        Assert.Contains($"dotnet restore failed for {FakeAdbc.DriverProject} (with -p:TargetFrameworks=net10.0)", notServed.Stderr);
+        Assert.Contains("do not serve Dbxmem.Tests.NotServed.", notServed.Stderr);
+    }
+
+    [Fact]
+    public void FitNuGetSource_AcceptsASubstitutedVersion_AndRecordsItInTheNotesAndThePackProvenance()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        // The source serves 1.0.1 where the driver pins 1.0.0, under upstream's TreatWarningsAsErrors: NU1603 is an error.
+        string source = Path.Combine(fake.Root, "source");
+        AddDependencyProject(fake, "../dependency", "1.0.1", "");
+        ProcessResult packed = ProcessRunner.Run("dotnet", ["pack", Path.Combine(fake.Root, "dependency"), "-o", source, "-nologo", "--disable-build-servers"], fake.Root, CacheOfItsOwn(fake));
+        Assert.True(packed.Succeeded, packed.Output);
+        Reference(fake, Dependency, "<TreatWarningsAsErrors>true</TreatWarningsAsErrors>");
+        string notes = Path.Combine(fake.Root, "build-notes.json");
+
+        ToolResult publish = Tool(fake, "publish", "-f", "net10.0", "-o", "driver", "-p", "RestoreSources=" + source, "--fit-nuget-source", "--build-notes", notes);
+        ToolResult pack = Tool(fake, "pack", "-o", "packages", "-p", "RestoreSources=" + source, "--fit-nuget-source");
+
+        Assert.True(publish.ExitCode == 0, publish.ToString());
+        Assert.Contains("override -p:WarningsNotAsErrors=NU1603: the NuGet source lacks pinned versions", publish.Stdout);
+        Assert.Contains($"NuGet: built against {Dependency} 1.0.1; the tag pins 1.0.0", publish.Stdout);
+        JsonElement substitution = Assert.Single(JsonDocument.Parse(File.ReadAllText(notes)).RootElement.GetProperty("substitutions").EnumerateArray());
+        Assert.Equal("""{"package":"Dbxmem.Tests.Dependency","pinned":"1.0.0","resolved":"1.0.1","by":"Fake.Databricks"}""", JsonSerializer.Serialize(substitution));
+        Assert.True(pack.ExitCode == 0, pack.ToString());
+        JsonElement provenance = JsonDocument.Parse(File.ReadAllText(Path.Combine(fake.Root, "packages", "Fake.Databricks.0.21.0-dbxmem.1.0.0.provenance.json"))).RootElement;
+        Assert.Equal(["RestoreSources=" + source, "WarningsNotAsErrors=NU1603"], provenance.GetProperty("msbuildProperties").EnumerateArray().Select(e => e.GetString()));
+        Assert.Equal(substitution.GetRawText(), Assert.Single(provenance.GetProperty("substitutedDependencies").EnumerateArray()).GetRawText());
+        Assert.False(provenance.GetProperty("workingTreeClean").GetBoolean());
+    }
+
+    private static ToolResult Tool(FakeAdbc fake, params string[] args) =>
+        fake.ToolWithEnvironment([.. args, "--adbc", fake.Checkout, "--patches", fake.Patches, "--overlay", fake.Overlay], CacheOfItsOwn(fake));
+
+    /// <summary>The fixture's environment with a NuGet cache of the test's own: a package an earlier run cached must not stand in for the source.</summary>
+    private static Dictionary<string, string?> CacheOfItsOwn(FakeAdbc fake)
+    {
+        Dictionary<string, string?> environment = fake.Environment;
+        environment["NUGET_PACKAGES"] = Path.Combine(fake.Root, "nuget-cache");
+        return environment;
+    }
+
+    private static void AddDependencyProject(FakeAdbc fake, string folder, string version, string suffix)
+    {
+        fake.WriteFile($"{folder}/{Dependency}.csproj", $"<Project Sdk=\"Microsoft.NET.Sdk\">\n  <PropertyGroup>\n    <TargetFramework>net10.0</TargetFramework>\n    <VersionPrefix>{version}</VersionPrefix>\n    <VersionSuffix>{suffix}</VersionSuffix>\n  </PropertyGroup>\n</Project>\n");
+        fake.WriteFile($"{folder}/Dependency.cs", "namespace Dbxmem.Tests\n{\n    public static class Dependency\n    {\n    }\n}\n");
+    }
+
+    /// <summary>Makes the driver project reference <paramref name="package"/> 1.0.0, as upstream pins its dependencies.</summary>
+    private static void Reference(FakeAdbc fake, string package, string property = "")
+    {
+        fake.WriteFile(FakeAdbc.DriverProject, fake.ReadFile(FakeAdbc.DriverProject).Replace(
+            "  </PropertyGroup>\n", $"    {property}\n  </PropertyGroup>\n  <ItemGroup>\n    <PackageReference Include=\"{package}\" Version=\"1.0.0\" />\n  </ItemGroup>\n"));
+    }
+}
