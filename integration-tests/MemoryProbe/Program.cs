@@ -11,6 +11,7 @@ using System.Threading.Tasks;
 using Apache.Arrow.Adbc;
 using Harness.Support;
 using MockDatabricks.Protocol.Data;
+using MetricNames = Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
 
 namespace MemoryProbe
 {
@@ -137,8 +138,8 @@ namespace MemoryProbe
                     // being returned: arrow_batches then rightly ends with bytes in use, the LZ4 pool must not.
                     ["inUseBytesByPool"] = overlay.Scopes.Count == 0 ? null : new Dictionary<string, long>
                     {
-                        ["lz4_buffers"] = overlay.Sum("adbc.databricks.memory.in_use", pool: "lz4_buffers"),
-                        ["arrow_batches"] = overlay.Sum("adbc.databricks.memory.in_use", pool: "arrow_batches"),
+                        [MetricNames.Lz4BuffersPool] = overlay.Sum(MetricNames.InUse, pool: MetricNames.Lz4BuffersPool),
+                        [MetricNames.ArrowBatchesPool] = overlay.Sum(MetricNames.InUse, pool: MetricNames.ArrowBatchesPool),
                     },
                     ["retainedBytes"] = overlay.RetainedBytes(),
                     ["all"] = overlay.Snapshot(),

@@ -24,6 +24,7 @@ import pathlib
 import statistics
 import sys
 
+import metric_names
 import verify_notes
 
 MB = 1024 * 1024
@@ -196,7 +197,7 @@ def correctness(runs):
             else:
                 # Batches the probe never disposed were collected without coming back: only the batch pool may
                 # end with bytes in use; the LZ4 buffers are the driver's own and must all be back.
-                checks["inUseBytes[lz4_buffers]"] = by_pool.get("lz4_buffers", 0)
+                checks[f"inUseBytes[{metric_names.LZ4_BUFFERS_POOL}]"] = by_pool.get(metric_names.LZ4_BUFFERS_POOL, 0)
             for key, value in checks.items():
                 if value != 0:
                     failures.append(f"{run['_file']}: overlay {key} = {value} after dispose (expected 0)")
@@ -253,7 +254,7 @@ def counter_recordings(counters_dir, out):
                 name = row.get("Counter Name") or ""
                 if row.get("Provider") == "System.Runtime" and name == "GC Heap Size (MB)":
                     heap = max(heap or 0.0, value * 1e6)
-                elif name.startswith("adbc.databricks.memory.in_use"):
+                elif name.startswith(metric_names.IN_USE):
                     in_use = max(in_use or 0.0, value)
         relative = os.path.relpath(path, out)
         lines.append(f"| {path.stem} | [{relative}]({relative}) | {rows:,} | "
