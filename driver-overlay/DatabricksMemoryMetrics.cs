@@ -28,43 +28,37 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// One process-wide meter with a <c>scope</c> tag rather than a meter per scope: a Meter stays registered until
     /// it is disposed, so a per-scope meter would leak whenever an application forgets to dispose a database.
     /// Every instrument is push-based (no observable callbacks) for the same reason: nothing here holds a scope.
-    /// Byte counts carry a <c>pool</c> tag (<see cref="BufferPoolTag"/>), so another pool can be added without
-    /// renaming instruments.
+    /// Byte counts carry a <c>pool</c> tag (<see cref="DatabricksMemoryMetricNames.Lz4BuffersPool"/>,
+    /// <see cref="DatabricksMemoryMetricNames.ArrowBatchesPool"/>), so another pool can be added without renaming
+    /// instruments. Every name is defined once, in <see cref="DatabricksMemoryMetricNames"/>.
     /// </remarks>
     internal static class DatabricksMemoryMetrics
     {
-        public const string MeterName = "Apache.Arrow.Adbc.Drivers.Databricks.Memory";
-        public const string ScopeTagName = "scope";
-        public const string PoolTagName = "pool";
-        public const string ReasonTagName = "reason";
-        public const string BufferPoolTag = "lz4_buffers";
-        public const string ArrowBatchPoolTag = "arrow_batches";
-
-        private static readonly Meter s_meter = new Meter(MeterName, "1.0.0");
+        private static readonly Meter s_meter = new Meter(DatabricksMemoryMetricNames.MeterName, "1.0.0");
 
         /// <summary>Bytes handed out by a pool, whether reused or newly allocated.</summary>
         public static readonly Counter<long> Rented = s_meter.CreateCounter<long>(
-            "adbc.databricks.memory.rented", "By", "Bytes handed out by the scope's pool.");
+            DatabricksMemoryMetricNames.Rented, "By", "Bytes handed out by the scope's pool.");
 
         /// <summary>Bytes given back to a pool by their user.</summary>
         public static readonly Counter<long> Returned = s_meter.CreateCounter<long>(
-            "adbc.databricks.memory.returned", "By", "Bytes given back to the scope's pool.");
+            DatabricksMemoryMetricNames.Returned, "By", "Bytes given back to the scope's pool.");
 
         /// <summary>Rented and not yet returned. Returns to 0 when every reader is done.</summary>
         public static readonly UpDownCounter<long> InUse = s_meter.CreateUpDownCounter<long>(
-            "adbc.databricks.memory.in_use", "By", "Pooled bytes currently in use.");
+            DatabricksMemoryMetricNames.InUse, "By", "Pooled bytes currently in use.");
 
         /// <summary>Free bytes a pool keeps for reuse. Returns to 0 when the scope is released.</summary>
         public static readonly UpDownCounter<long> Retained = s_meter.CreateUpDownCounter<long>(
-            "adbc.databricks.memory.retained", "By", "Free bytes kept by the scope's pool for reuse.");
+            DatabricksMemoryMetricNames.Retained, "By", "Free bytes kept by the scope's pool for reuse.");
 
         /// <summary>Bytes a pool had to allocate because it had nothing free to hand out.</summary>
         public static readonly Counter<long> Allocated = s_meter.CreateCounter<long>(
-            "adbc.databricks.memory.allocated", "By", "Bytes newly allocated by the scope's pool.");
+            DatabricksMemoryMetricNames.Allocated, "By", "Bytes newly allocated by the scope's pool.");
 
         /// <summary>Returned bytes a pool did not keep (its cap was reached, or the scope was released).</summary>
         public static readonly Counter<long> Dropped = s_meter.CreateCounter<long>(
-            "adbc.databricks.memory.dropped", "By", "Returned bytes the scope's pool let go to the GC.");
+            DatabricksMemoryMetricNames.Dropped, "By", "Returned bytes the scope's pool let go to the GC.");
 
         /// <summary>
         /// Free bytes a pool gave back to the GC while its scope lives: <c>reason=idle</c> (unused for the idle trim
@@ -73,14 +67,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// Also counted in <see cref="Dropped"/>.
         /// </summary>
         public static readonly Counter<long> Trimmed = s_meter.CreateCounter<long>(
-            "adbc.databricks.memory.trimmed", "By", "Free bytes the scope's pool gave back while idle or short of memory.");
+            DatabricksMemoryMetricNames.Trimmed, "By", "Free bytes the scope's pool gave back while idle or short of memory.");
 
         /// <summary>
         /// Bytes served without pooling: scope released, pooling disabled, larger than the pool's largest size, or (record
         /// batch bodies) smaller than its smallest.
         /// </summary>
         public static readonly Counter<long> Unpooled = s_meter.CreateCounter<long>(
-            "adbc.databricks.memory.unpooled", "By", "Bytes allocated outside the pool.");
+            DatabricksMemoryMetricNames.Unpooled, "By", "Bytes allocated outside the pool.");
 
         /// <summary>
         /// Rented bytes the GC collected without their rental being disposed: record batches the application never
@@ -89,15 +83,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// does not drift; the array itself never goes back to the pool (something may still read it).
         /// </summary>
         public static readonly Counter<long> Collected = s_meter.CreateCounter<long>(
-            "adbc.databricks.memory.collected", "By", "Rented bytes collected by the GC without being returned.");
+            DatabricksMemoryMetricNames.Collected, "By", "Rented bytes collected by the GC without being returned.");
 
         /// <summary>Decompressed bytes produced by the LZ4 frame decoder.</summary>
         public static readonly Counter<long> Lz4DecodedBytes = s_meter.CreateCounter<long>(
-            "adbc.databricks.lz4.decoded", "By", "Bytes produced by the LZ4 frame decoder.");
+            DatabricksMemoryMetricNames.Lz4Decoded, "By", "Bytes produced by the LZ4 frame decoder.");
 
         /// <summary>LZ4 frames decoded.</summary>
         public static readonly Counter<long> Lz4Frames = s_meter.CreateCounter<long>(
-            "adbc.databricks.lz4.frames", "{frame}", "LZ4 frames decoded.");
+            DatabricksMemoryMetricNames.Lz4Frames, "{frame}", "LZ4 frames decoded.");
 
         /// <summary>
         /// Pooled decodes whose output was sized by measuring every block, because the frame headers' bound would have
@@ -105,17 +99,17 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// blocks under a large declared maximum, a false content size, or simply a scope's first files).
         /// </summary>
         public static readonly Counter<long> Lz4Measured = s_meter.CreateCounter<long>(
-            "adbc.databricks.lz4.measured", "{decode}", "LZ4 decodes sized by measuring every block.");
+            DatabricksMemoryMetricNames.Lz4Measured, "{decode}", "LZ4 decodes sized by measuring every block.");
 
         /// <summary>
         /// Decodes that could not use the fast path: <c>reason=unpooled</c> (the scope was released, pooling
         /// is off, or the file is larger than the largest pooled array), <c>reason=error</c> (malformed input).
         /// </summary>
         public static readonly Counter<long> Lz4Fallbacks = s_meter.CreateCounter<long>(
-            "adbc.databricks.lz4.fallbacks", "{event}", "LZ4 decodes that left the fast path.");
+            DatabricksMemoryMetricNames.Lz4Fallbacks, "{event}", "LZ4 decodes that left the fast path.");
 
         /// <summary>Scopes alive (created and not yet released).</summary>
         public static readonly UpDownCounter<long> LiveScopes = s_meter.CreateUpDownCounter<long>(
-            "adbc.databricks.memory.scopes", "{scope}", "Memory scopes created and not yet released.");
+            DatabricksMemoryMetricNames.LiveScopes, "{scope}", "Memory scopes created and not yet released.");
     }
 }

@@ -58,7 +58,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             BufferPool = new Lz4BufferPool(
                 options.BufferPoolMaxArrayLength,
                 options.PoolingEnabled ? options.BufferPoolMaxRetainedBytes : 0,
-                new PoolMeter(_idTag, DatabricksMemoryMetrics.BufferPoolTag),
+                new PoolMeter(_idTag, DatabricksMemoryMetricNames.Lz4BuffersPool),
                 options.BufferPoolIdleTrimPeriod);
             Lz4 = new ScopedLz4Decompressor(this);
             ArrowBatchPool = NewArrowBatchPool(options, _idTag);
@@ -66,7 +66,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 ? new ScopedArrowAllocator(ArrowBatchPool, options.PoisonReturnedArrays)
                 : MemoryAllocator.Default.Value;
             _references = 1;
-            DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));
+            DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ScopeTag, _idTag));
         }
 
         /// <summary>Process-unique id, published as the <c>scope</c> tag of every measurement.</summary>
@@ -143,7 +143,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private static Lz4BufferPool NewArrowBatchPool(DatabricksMemoryOptions options, object idTag) => new Lz4BufferPool(
             options.BufferPoolMaxArrayLength,
             options.PoolingEnabled && options.ArrowBatchesPooled ? options.ArrowBatchPoolMaxRetainedBytes : 0,
-            new PoolMeter(idTag, DatabricksMemoryMetrics.ArrowBatchPoolTag),
+            new PoolMeter(idTag, DatabricksMemoryMetricNames.ArrowBatchesPool),
             options.BufferPoolIdleTrimPeriod, // an idle database gives its free batch arrays back too
             PoolBuckets.RecordBatches); // batches the application keeps hold at most 1.25x their bytes
 
@@ -155,7 +155,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             {
                 BufferPool.Release();
                 ArrowBatchPool.Release();
-                DatabricksMemoryMetrics.LiveScopes.Add(-1, new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, _idTag));
+                DatabricksMemoryMetrics.LiveScopes.Add(-1, new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ScopeTag, _idTag));
             }
             else if (remaining < 0)
             {

@@ -22,17 +22,17 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// <summary>Publishes one pool's accounting with its scope and pool tags (pre-built so no measurement allocates).</summary>
     internal sealed class PoolMeter
     {
-        private static readonly KeyValuePair<string, object?> s_idle = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "idle");
-        private static readonly KeyValuePair<string, object?> s_gen2Idle = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "gen2_idle");
-        private static readonly KeyValuePair<string, object?> s_memoryPressure = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "memory_pressure");
+        private static readonly KeyValuePair<string, object?> s_idle = new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ReasonTag, DatabricksMemoryMetricNames.IdleReason);
+        private static readonly KeyValuePair<string, object?> s_gen2Idle = new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ReasonTag, DatabricksMemoryMetricNames.Gen2IdleReason);
+        private static readonly KeyValuePair<string, object?> s_memoryPressure = new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ReasonTag, DatabricksMemoryMetricNames.MemoryPressureReason);
 
         private readonly KeyValuePair<string, object?> _scope;
         private readonly KeyValuePair<string, object?> _pool;
 
         public PoolMeter(object scopeId, string pool)
         {
-            _scope = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, scopeId);
-            _pool = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.PoolTagName, pool);
+            _scope = new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ScopeTag, scopeId);
+            _pool = new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.PoolTag, pool);
         }
 
         public void Rented(long bytes) => DatabricksMemoryMetrics.Rented.Add(bytes, _scope, _pool);

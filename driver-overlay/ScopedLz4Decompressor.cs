@@ -49,8 +49,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     {
         private const int MinimumReadBuffer = 64 * 1024;
 
-        private static readonly KeyValuePair<string, object?> s_unpooled = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "unpooled");
-        private static readonly KeyValuePair<string, object?> s_error = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ReasonTagName, "error");
+        private static readonly KeyValuePair<string, object?> s_unpooled = new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ReasonTag, DatabricksMemoryMetricNames.UnpooledReason);
+        private static readonly KeyValuePair<string, object?> s_error = new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ReasonTag, DatabricksMemoryMetricNames.ErrorReason);
 
         private readonly DatabricksMemoryScope _scope;
         private readonly KeyValuePair<string, object?> _scopeTag;
@@ -58,7 +58,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         internal ScopedLz4Decompressor(DatabricksMemoryScope scope)
         {
             _scope = scope;
-            _scopeTag = new KeyValuePair<string, object?>(DatabricksMemoryMetrics.ScopeTagName, scope.IdTag);
+            _scopeTag = new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ScopeTag, scope.IdTag);
         }
 
         /// <summary>

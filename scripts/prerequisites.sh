@@ -3,7 +3,8 @@
 # LZ4 implementations), git (patch tool tests), curl, thrift-compiler (only for the check that the mock's checked-in
 # Thrift code is current, scripts/regenerate-mock-thrift.sh --check; building needs only the .NET SDK), node and npm
 # (the Node.js conformance suite; Debian's packages when missing). Then the suite's npm packages, pinned by its
-# package-lock.json (npm ci), when its node_modules is missing or older than the lock file.
+# package-lock.json (npm ci), when its node_modules is missing or older than the lock file. Then the repository's
+# dotnet tools (.config/dotnet-tools.json: dotnet-counters, which records scripts/verify's probe runs), from NuGet.
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -32,3 +33,8 @@ if [ ! -d "$node_suite/node_modules" ] || [ "$node_suite/package-lock.json" -nt 
     touch "$node_suite/node_modules"
 fi
 
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Warns only: scripts/verify then runs its probes unrecorded, and scripts/test's recording check fails on its own.
+if ! (cd "$repo_root" && dotnet tool restore >/dev/null); then
+    echo "prerequisites: warning: dotnet tool restore failed (dotnet-counters)" >&2
+fi

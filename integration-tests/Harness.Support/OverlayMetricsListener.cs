@@ -3,18 +3,17 @@ using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Diagnostics.Metrics;
 using System.Linq;
+using MetricNames = Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
 
 namespace Harness.Support
 {
     /// <summary>
-    /// Listens to the patched driver's meter (Apache.Arrow.Adbc.Drivers.Databricks.Memory) and adds up every
+    /// Listens to the patched driver's meter (DatabricksMemoryMetricNames.MeterName) and adds up every
     /// measurement per instrument, scope and pool. The harness asserts on these sums instead of reaching into the
     /// driver with reflection or InternalsVisibleTo. Against the stock driver nothing is published.
     /// </summary>
     public sealed class OverlayMetricsListener : IDisposable
     {
-        public const string MeterName = "Apache.Arrow.Adbc.Drivers.Databricks.Memory";
-
         private readonly MeterListener _listener = new MeterListener();
         private readonly ConcurrentDictionary<(string Instrument, int Scope, string Pool), long> _sums = new();
 
@@ -22,7 +21,7 @@ namespace Harness.Support
         {
             _listener.InstrumentPublished = (instrument, listener) =>
             {
-                if (instrument.Meter.Name == MeterName)
+                if (instrument.Meter.Name == MetricNames.MeterName)
                 {
                     listener.EnableMeasurementEvents(instrument);
                 }
@@ -34,16 +33,16 @@ namespace Harness.Support
         /// <summary>Scope ids seen so far (each DatabricksDatabase, or directly constructed connection, has one).</summary>
         public IReadOnlyCollection<int> Scopes => _sums.Keys.Select(k => k.Scope).Where(s => s != 0).Distinct().ToArray();
 
-        /// <summary>The sum of <paramref name="instrument"/> (e.g. "adbc.databricks.memory.retained") over the given scope(s) and pool(s).</summary>
+        /// <summary>The sum of <paramref name="instrument"/> (a name from DatabricksMemoryMetricNames) over the given scope(s) and pool(s).</summary>
         public long Sum(string instrument, int? scope = null, string? pool = null) =>
             _sums.Where(p => p.Key.Instrument == instrument && (scope == null || p.Key.Scope == scope) && (pool == null || p.Key.Pool == pool))
                  .Sum(p => p.Value);
 
-        public long InUseBytes(int? scope = null) => Sum("adbc.databricks.memory.in_use", scope);
+        public long InUseBytes(int? scope = null) => Sum(MetricNames.InUse, scope);
 
-        public long RetainedBytes(int? scope = null) => Sum("adbc.databricks.memory.retained", scope);
+        public long RetainedBytes(int? scope = null) => Sum(MetricNames.Retained, scope);
 
-        public long DecodedBytes(int? scope = null) => Sum("adbc.databricks.lz4.decoded", scope);
+        public long DecodedBytes(int? scope = null) => Sum(MetricNames.Lz4Decoded, scope);
 
         /// <summary>Every sum, flattened for a JSON report.</summary>
         public Dictionary<string, long> Snapshot() => _sums
@@ -58,11 +57,11 @@ namespace Harness.Support
             string pool = string.Empty;
             foreach (KeyValuePair<string, object?> tag in tags)
             {
-                if (tag.Key == "scope" && tag.Value is int id)
+                if (tag.Key == MetricNames.ScopeTag && tag.Value is int id)
                 {
                     scope = id;
                 }
-                else if (tag.Key == "pool" && tag.Value is string name)
+                else if (tag.Key == MetricNames.PoolTag && tag.Value is string name)
                 {
                     pool = name;
                 }

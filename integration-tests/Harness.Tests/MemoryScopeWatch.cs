@@ -4,6 +4,7 @@ using System.Linq;
 using Apache.Arrow.Adbc;
 using Harness.Support;
 using Xunit;
+using MetricNames = Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
 
 namespace Harness.Tests
 {
@@ -14,10 +15,10 @@ namespace Harness.Tests
     /// </summary>
     public sealed class MemoryScopeWatch : IDisposable
     {
-        public const string Rented = "adbc.databricks.memory.rented";
-        public const string Allocated = "adbc.databricks.memory.allocated";
-        public const string LiveScopes = "adbc.databricks.memory.scopes";
-        public const string BufferPool = "lz4_buffers";
+        public const string Rented = MetricNames.Rented;
+        public const string Allocated = MetricNames.Allocated;
+        public const string LiveScopes = MetricNames.LiveScopes;
+        public const string BufferPool = MetricNames.Lz4BuffersPool;
 
         private readonly OverlayMetricsListener _meter = new OverlayMetricsListener();
 
@@ -43,7 +44,7 @@ namespace Harness.Tests
 
         public long Retained => _meter.RetainedBytes(ScopeId);
 
-        public long RetainedIn(string pool) => _meter.Sum("adbc.databricks.memory.retained", ScopeId, pool);
+        public long RetainedIn(string pool) => _meter.Sum(MetricNames.Retained, ScopeId, pool);
 
         public long Sum(string instrument, string? pool = null) => _meter.Sum(instrument, ScopeId, pool);
 

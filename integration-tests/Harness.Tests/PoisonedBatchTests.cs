@@ -7,6 +7,7 @@ using MockDatabricks.Protocol.Data;
 using MockDatabricks.Testing;
 using Xunit;
 using Xunit.Abstractions;
+using MetricNames = Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
 
 namespace Harness.Tests
 {
@@ -21,8 +22,8 @@ namespace Harness.Tests
     public sealed class PoisonedBatchTests
     {
         private const string PoisonKey = "adbc.databricks.memory.poison_returned_arrays";
-        private const string BatchPool = "arrow_batches";
-        private const string Returned = "adbc.databricks.memory.returned";
+        private const string BatchPool = MetricNames.ArrowBatchesPool;
+        private const string Returned = MetricNames.Returned;
 
         // Many files and batches, so returned arrays are reused many times while older batches are still alive.
         private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 60_000, Seed = 61, RowsPerFile = 6_000, RowsPerBatch = 1_500 };

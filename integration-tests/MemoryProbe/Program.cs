@@ -11,6 +11,7 @@ using System.Threading.Tasks;
 using Apache.Arrow.Adbc;
 using Harness.Support;
 using MockDatabricks.Protocol.Data;
+using MetricNames = Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
 
 namespace MemoryProbe
 {
@@ -22,7 +23,43 @@ namespace MemoryProbe
     /// </summary>
     public static class Program
     {
+        /// <summary>
+        /// scripts/verify records every run with <c>dotnet-counters collect -- dotnet MemoryProbe.dll ...</c>, which
+        /// discards its child's output and exits 0 whatever the child returns. So two environment variables ask for
+        /// both in files: MEMORY_PROBE_OUTPUT_FILE receives what the probe writes to stdout and stderr, and
+        /// MEMORY_PROBE_EXIT_CODE_FILE its exit code, written last (no file: the probe did not finish).
+        /// </summary>
         public static async Task<int> Main(string[] args)
+        {
+            string? outputFile = Environment.GetEnvironmentVariable("MEMORY_PROBE_OUTPUT_FILE");
+            string? exitCodeFile = Environment.GetEnvironmentVariable("MEMORY_PROBE_EXIT_CODE_FILE");
+            if (!string.IsNullOrEmpty(outputFile))
+            {
+                TextWriter output = TextWriter.Synchronized(new StreamWriter(outputFile, append: false) { AutoFlush = true });
+                Console.SetOut(output);
+                Console.SetError(output);
+            }
+
+            int exitCode;
+            try
+            {
+                exitCode = await RunAsync(args).ConfigureAwait(false);
+            }
+            catch (Exception ex) when (!string.IsNullOrEmpty(outputFile))
+            {
+                Console.Error.WriteLine("memory probe: unhandled " + ex);
+                throw;
+            }
+
+            if (!string.IsNullOrEmpty(exitCodeFile))
+            {
+                await File.WriteAllTextAsync(exitCodeFile, exitCode.ToString(System.Globalization.CultureInfo.InvariantCulture)).ConfigureAwait(false);
+            }
+
+            return exitCode;
+        }
+
+        private static async Task<int> RunAsync(string[] args)
         {
             ProbeOptions options;
             try
@@ -137,8 +174,8 @@ namespace MemoryProbe
                     // being returned: arrow_batches then rightly ends with bytes in use, the LZ4 pool must not.
                     ["inUseBytesByPool"] = overlay.Scopes.Count == 0 ? null : new Dictionary<string, long>
                     {
-                        ["lz4_buffers"] = overlay.Sum("adbc.databricks.memory.in_use", pool: "lz4_buffers"),
-                        ["arrow_batches"] = overlay.Sum("adbc.databricks.memory.in_use", pool: "arrow_batches"),
+                        [MetricNames.Lz4BuffersPool] = overlay.Sum(MetricNames.InUse, pool: MetricNames.Lz4BuffersPool),
+                        [MetricNames.ArrowBatchesPool] = overlay.Sum(MetricNames.InUse, pool: MetricNames.ArrowBatchesPool),
                     },
                     ["retainedBytes"] = overlay.RetainedBytes(),
                     ["all"] = overlay.Snapshot(),

@@ -11,13 +11,15 @@ also gets a chart, long-lived.png (working set and GC heap after each query, one
 import pathlib
 import statistics
 
+import metric_names
 from write_report import MB, fmt, group, load, ratio
 
 PARTIAL = ("partial-read", "partial-read-held")
 CONCURRENT = ("one-query", "sequential-4", "concurrent-4-on-1", "concurrent-4-dbs")
 LONG_LIVED = "long-lived"
 WIDE = "wide-16x16"
-COLLECTED_LZ4 = "adbc.databricks.memory.collected[lz4_buffers]"
+# The probe's overlayMetrics.all key for one instrument and pool: "INSTRUMENT[POOL]".
+COLLECTED_LZ4 = f"{metric_names.COLLECTED}[{metric_names.LZ4_BUFFERS_POOL}]"
 
 
 def dig(run, path):

@@ -10,7 +10,7 @@ Each result file is the probe's JSON (see integration-tests/MemoryProbe). Runs a
 patched runs are interleaved by the caller so both see the same noise. Exit status: 0 when every
 correctness check passed and every target was met, 1 when a correctness check failed, 2 when only a
 performance target was missed (the caller decides whether that fails the run).
-COUNTERS_DIR holds tools/CountersRecorder's CSV recording of each probe run (listed in the report, not judged).
+COUNTERS_DIR holds the CSV recording of each probe run by `dotnet-counters collect` (listed in the report, not judged).
 BUILD_NOTES_JSON is scripts/verify's record of build overrides and prepared data sets (scripts/report/verify_notes.py).
 HOST_RESULTS_DIR holds the probe's host workloads (issue 16), reported in their own section (scripts/report/host_scenarios.py).
 Their correctness checks count toward the exit status; their targets are goals (issue 16: a miss is reported with its
@@ -21,9 +21,11 @@ import csv
 import json
 import os
 import pathlib
+import re
 import statistics
 import sys
 
+import metric_names
 import verify_notes
 
 MB = 1024 * 1024
@@ -196,7 +198,7 @@ def correctness(runs):
             else:
                 # Batches the probe never disposed were collected without coming back: only the batch pool may
                 # end with bytes in use; the LZ4 buffers are the driver's own and must all be back.
-                checks["inUseBytes[lz4_buffers]"] = by_pool.get("lz4_buffers", 0)
+                checks[f"inUseBytes[{metric_names.LZ4_BUFFERS_POOL}]"] = by_pool.get(metric_names.LZ4_BUFFERS_POOL, 0)
             for key, value in checks.items():
                 if value != 0:
                     failures.append(f"{run['_file']}: overlay {key} = {value} after dispose (expected 0)")
@@ -230,35 +232,63 @@ def chart(groups, scenario, output):
     plt.close(fig)
 
 
+# dotnet-counters' CSV: Timestamp,Provider,Counter Name,Counter Type,Mean/Increment, one row per counter (and per tag
+# combination) per refresh. The counter name is NAME (UNIT), or NAME (UNIT / 1 sec) for a rate, then the measurement's
+# tags in brackets, sorted by key: "adbc.databricks.memory.in_use (By)[pool=lz4_buffers;scope=1]".
+COUNTER_NAME = re.compile(r"^(?P<name>[^ \[]+)(?: \((?P<unit>[^)]*)\))?(?:\[(?P<tags>[^\]]*)\])?$")
+HEAP_SIZE = "dotnet.gc.last_collection.heap.size"
+
+
+def parse_counter_name(text):
+    """("adbc.databricks.memory.in_use", {"pool": "lz4_buffers", "scope": "1"}) from a CSV counter name."""
+    match = COUNTER_NAME.match(text or "")
+    if not match:
+        return text or "", {}
+    tags = dict(tag.split("=", 1) for tag in (match.group("tags") or "").split(";") if "=" in tag)
+    return match.group("name"), tags
+
+
+def read_recording(path):
+    """(rows, largest GC heap, largest in use of any one scope and pool) of one dotnet-counters CSV. The GC heap is
+    System.Runtime's dotnet.gc.last_collection.heap.size summed over its generations at each timestamp (the heap
+    as the last collection left it); in use is the overlay's adbc.databricks.memory.in_use, bytes."""
+    rows, in_use, heap_at = 0, None, {}
+    with open(path, newline="") as handle:
+        for row in csv.DictReader(handle):
+            rows += 1
+            try:
+                value = float(row["Mean/Increment"])
+            except (KeyError, TypeError, ValueError):
+                continue
+            name, tags = parse_counter_name(row.get("Counter Name"))
+            if row.get("Provider") == "System.Runtime" and name == HEAP_SIZE:
+                heap_at.setdefault(row.get("Timestamp"), {})[tags.get("gc.heap.generation")] = value
+            elif (row.get("Provider") == metric_names.METER_NAME and name == metric_names.IN_USE
+                  and metric_names.SCOPE_TAG in tags and metric_names.POOL_TAG in tags):
+                in_use = max(in_use or 0.0, value)
+    heap = max((sum(by_generation.values()) for by_generation in heap_at.values()), default=None)
+    return rows, heap, in_use
+
+
 def counter_recordings(counters_dir, out):
-    """The "Counter recordings" section: each run's CSV (tools/CountersRecorder, dotnet-counters' layout) by its path
-    relative to the report, with the largest GC Heap Size (System.Runtime's counter is in 10^6 bytes; shown here in
-    MiB like the rest of the report) and the largest adbc.databricks.memory.in_use (bytes) of any one scope and pool
-    (the overlay's meter; the stock driver has none)."""
+    """The "Counter recordings" section: each run's CSV (dotnet-counters collect) by its path relative to the
+    report, with the largest GC heap (bytes; shown in MiB like the rest of the report) and the largest
+    adbc.databricks.memory.in_use (bytes) of any one scope and pool (the overlay's meter; the stock driver has none)."""
     files = sorted(pathlib.Path(counters_dir).glob("*.csv")) if counters_dir else []
     lines = ["## Counter recordings", ""]
     if not files:
-        return lines + ["None (the counters recorder was not built or not run).", ""]
-    lines += ["System.Runtime counters and the overlay's meter, recorded every second by tools/CountersRecorder.", "",
-              "| Run | CSV | Rows | Max GC heap size | Max in use (one scope, pool) |", "|---|---|---|---|---|"]
+        return lines + ["None (dotnet-counters was not restored or not run).", ""]
+    lines += [f"System.Runtime and the overlay's meter ({metric_names.METER_NAME}), recorded every second by "
+              "`dotnet-counters collect`. GC heap after a collection: System.Runtime's dotnet.gc.last_collection.heap.size, "
+              "all generations (the runtime's meter has no live heap size; Peak GC heap above is the probe's own, sampled every 50 ms).", "",
+              "| Run | CSV | Rows | Max GC heap after a collection | Max in use (one scope, pool) |", "|---|---|---|---|---|"]
     for path in files:
-        rows, heap, in_use = 0, None, None
-        with open(path, newline="") as handle:
-            for row in csv.DictReader(handle):
-                rows += 1
-                try:
-                    value = float(row["Mean/Increment"])
-                except (KeyError, TypeError, ValueError):
-                    continue
-                name = row.get("Counter Name") or ""
-                if row.get("Provider") == "System.Runtime" and name == "GC Heap Size (MB)":
-                    heap = max(heap or 0.0, value * 1e6)
-                elif name.startswith("adbc.databricks.memory.in_use"):
-                    in_use = max(in_use or 0.0, value)
+        rows, heap, in_use = read_recording(path)
         relative = os.path.relpath(path, out)
         lines.append(f"| {path.stem} | [{relative}]({relative}) | {rows:,} | "
                      f"{fmt(heap, 'MB')} | {fmt(in_use, 'MB')} |")
-    return lines + ["", "An empty recording (header only) means the recorder could not attach; the run itself still counted.", ""]
+    return lines + ["", "An empty recording (header only) means dotnet-counters could not record the run; the run itself "
+                    "still counted.", ""]
 
 
 def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=None):

@@ -168,7 +168,7 @@ namespace DriverOverlay.Tests.Memory
                 Assert.Equal(0, scope.ArrowBatchPool.InUseBytes);
             }
 
-            Assert.Equal(50L * arrayLength, metrics.Sum(scope.Id, MemoryMetricsRecorder.Returned, "arrow_batches"));
+            Assert.Equal(50L * arrayLength, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned, DatabricksMemoryMetricNames.ArrowBatchesPool));
             Assert.Equal(arrayLength, scope.ArrowBatchPool.RetainedBytes); // one array, kept once, reused by every round
         }
     }

@@ -105,8 +105,8 @@ namespace DriverOverlay.Tests.Memory
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             scope.Lz4.DecompressToStream(compressed).Dispose(); // the scope's first file fills the pool
-            long allocatedByPool = metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated);
-            long measuredBefore = metrics.Sum(scope.Id, MemoryMetricsRecorder.Measured);
+            long allocatedByPool = metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated);
+            long measuredBefore = metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Measured);
 
             long before = GC.GetAllocatedBytesForCurrentThread();
             using MemoryStream stream = scope.Lz4.DecompressToStream(compressed);
@@ -114,8 +114,8 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.Equal(data.Length, stream.Length);
             Assert.InRange(allocated, 0, Overhead);
-            Assert.Equal(allocatedByPool, metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated));
-            Assert.Equal(measuredBefore, metrics.Sum(scope.Id, MemoryMetricsRecorder.Measured));
+            Assert.Equal(allocatedByPool, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated));
+            Assert.Equal(measuredBefore, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Measured));
             Assert.Equal(BucketOf(5 * FourMiB), scope.BufferPool.InUseBytes); // 19 MB in 5 blocks: the header bound's bucket
         }
 

@@ -1,10 +1,13 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics.Metrics;
 using System.IO;
+using System.Linq;
+using System.Reflection;
 using Apache.Arrow.Adbc.Drivers.Databricks;
 using Lz4Reference;
 using Xunit;
-using static DriverOverlay.Tests.Memory.MemoryMetricsRecorder;
+using static Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
@@ -17,10 +20,42 @@ namespace DriverOverlay.Tests.Memory
     {
         private const int Min = Lz4BufferPool.MinimumArrayLength;
 
+        /// <summary>
+        /// DatabricksMemoryMetricNames is the one definition of the names (the harness, the probe and the verify
+        /// report take them from it): the meter publishes exactly the instruments it names, under its meter name.
+        /// </summary>
         [Fact]
-        public void TheMeterHasThePublishedName()
+        public void TheMeterPublishesExactlyTheInstrumentsTheNamesDefine()
         {
-            Assert.Equal(MeterName, DatabricksMemoryMetrics.MeterName);
+            GC.KeepAlive(DatabricksMemoryMetrics.Rented); // the meter and its instruments exist from here on
+            var published = new HashSet<string>();
+            using (var listener = new MeterListener())
+            {
+                listener.InstrumentPublished = (instrument, _) =>
+                {
+                    if (instrument.Meter.Name == MeterName)
+                    {
+                        lock (published)
+                        {
+                            published.Add(instrument.Name);
+                        }
+                    }
+                };
+                listener.Start();
+            }
+
+            var defined = new HashSet<string>();
+            foreach (FieldInfo field in typeof(DatabricksMemoryMetricNames).GetFields(BindingFlags.Public | BindingFlags.Static))
+            {
+                string value = (string)field.GetRawConstantValue()!;
+                if (value.StartsWith("adbc.databricks.", StringComparison.Ordinal))
+                {
+                    defined.Add(value);
+                }
+            }
+
+            Assert.Equal(14, defined.Count);
+            Assert.Equal(defined.OrderBy(n => n, StringComparer.Ordinal), published.OrderBy(n => n, StringComparer.Ordinal));
         }
 
         [Fact]
@@ -37,51 +72,51 @@ namespace DriverOverlay.Tests.Memory
             PooledArray c = pool.Rent(MiB);
             byte[] cArray = c.Array;
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, InUse, BufferPool));
-            Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, Allocated, BufferPool));
-            Assert.Equal(3, metrics.Count(id, Allocated, BufferPool));
+            Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, InUse, Lz4BuffersPool));
+            Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, Allocated, Lz4BuffersPool));
+            Assert.Equal(3, metrics.Count(id, Allocated, Lz4BuffersPool));
 
             b.Dispose();
             c.Dispose();
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(2 * Min + MiB, metrics.Sum(id, Retained, BufferPool));
+            Assert.Equal(2 * Min + MiB, metrics.Sum(id, Retained, Lz4BuffersPool));
 
             // Reuse is rented and in use again, but not allocated again.
             PooledArray c2 = pool.Rent(MiB);
             Assert.Same(cArray, c2.Array);
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, Allocated, BufferPool));
-            Assert.Equal(2 * Min + MiB + Min + MiB, metrics.Sum(id, Rented, BufferPool));
+            Assert.Equal(Min + 2 * Min + MiB, metrics.Sum(id, Allocated, Lz4BuffersPool));
+            Assert.Equal(2 * Min + MiB + Min + MiB, metrics.Sum(id, Rented, Lz4BuffersPool));
 
             // Release: retained drops to 0 at once; arrays still rented stay in use until they come back.
             owner.Dispose();
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(0, metrics.Sum(id, Retained, BufferPool));
-            Assert.Equal(Min + MiB, metrics.Sum(id, InUse, BufferPool));
-            Assert.Equal(2 * Min, metrics.Sum(id, Dropped, BufferPool));
+            Assert.Equal(0, metrics.Sum(id, Retained, Lz4BuffersPool));
+            Assert.Equal(Min + MiB, metrics.Sum(id, InUse, Lz4BuffersPool));
+            Assert.Equal(2 * Min, metrics.Sum(id, Dropped, Lz4BuffersPool));
 
             a.Dispose();
             c2.Dispose();
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(0, metrics.Sum(id, InUse, BufferPool));
-            Assert.Equal(0, metrics.Sum(id, Retained, BufferPool));
-            Assert.Equal(2 * Min + Min + MiB, metrics.Sum(id, Dropped, BufferPool));
+            Assert.Equal(0, metrics.Sum(id, InUse, Lz4BuffersPool));
+            Assert.Equal(0, metrics.Sum(id, Retained, Lz4BuffersPool));
+            Assert.Equal(2 * Min + Min + MiB, metrics.Sum(id, Dropped, Lz4BuffersPool));
 
             // After release rents are unpooled: counted as such, never as rented, allocated or in use.
-            long rentedBefore = metrics.Sum(id, Rented, BufferPool);
+            long rentedBefore = metrics.Sum(id, Rented, Lz4BuffersPool);
             PooledArray late = pool.Rent(1000);
             late.Dispose();
-            Assert.Equal(1000, metrics.Sum(id, Unpooled, BufferPool));
-            Assert.Equal(rentedBefore, metrics.Sum(id, Rented, BufferPool));
+            Assert.Equal(1000, metrics.Sum(id, Unpooled, Lz4BuffersPool));
+            Assert.Equal(rentedBefore, metrics.Sum(id, Rented, Lz4BuffersPool));
             AssertBufferPoolMatches(metrics, scope);
         }
 
         private static void AssertBufferPoolMatches(MemoryMetricsRecorder metrics, DatabricksMemoryScope scope)
         {
             int id = scope.Id;
-            Assert.Equal(scope.BufferPool.InUseBytes, metrics.Sum(id, InUse, BufferPool));
-            Assert.Equal(scope.BufferPool.RetainedBytes, metrics.Sum(id, Retained, BufferPool));
-            Assert.Equal(metrics.Sum(id, Rented, BufferPool) - metrics.Sum(id, Returned, BufferPool), metrics.Sum(id, InUse, BufferPool));
+            Assert.Equal(scope.BufferPool.InUseBytes, metrics.Sum(id, InUse, Lz4BuffersPool));
+            Assert.Equal(scope.BufferPool.RetainedBytes, metrics.Sum(id, Retained, Lz4BuffersPool));
+            Assert.Equal(metrics.Sum(id, Rented, Lz4BuffersPool) - metrics.Sum(id, Returned, Lz4BuffersPool), metrics.Sum(id, InUse, Lz4BuffersPool));
         }
 
         [Fact]
@@ -97,30 +132,30 @@ namespace DriverOverlay.Tests.Memory
             MemoryStream first = scope.Lz4.DecompressToStream(smallFrame);
             MemoryStream second = scope.Lz4.DecompressToStream(largeFrame);
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, InUse, BufferPool));
-            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, Allocated, BufferPool));
+            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, InUse, Lz4BuffersPool));
+            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, Allocated, Lz4BuffersPool));
 
             second.Dispose();
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(5 * MiB, metrics.Sum(id, Retained, BufferPool)); // 5 MiB is a bucket
+            Assert.Equal(5 * MiB, metrics.Sum(id, Retained, Lz4BuffersPool)); // 5 MiB is a bucket
 
             // Reuse: the same 8 MiB array comes back; nothing new is allocated.
             MemoryStream third = scope.Lz4.DecompressToStream(largeFrame);
             Assert.Equal(large, third.ToArray());
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, Allocated, BufferPool));
+            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, Allocated, Lz4BuffersPool));
 
             // Release while two streams are open: retained goes to 0, the open streams stay in use until disposed.
             owner.Dispose();
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(0, metrics.Sum(id, Retained, BufferPool));
-            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, InUse, BufferPool));
+            Assert.Equal(0, metrics.Sum(id, Retained, Lz4BuffersPool));
+            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, InUse, Lz4BuffersPool));
             Assert.Equal(small, first.ToArray());
             first.Dispose();
             third.Dispose();
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(0, metrics.Sum(id, InUse, BufferPool));
-            Assert.Equal(0, metrics.Sum(id, Retained, BufferPool));
+            Assert.Equal(0, metrics.Sum(id, InUse, Lz4BuffersPool));
+            Assert.Equal(0, metrics.Sum(id, Retained, Lz4BuffersPool));
         }
 
         [Fact]
@@ -137,20 +172,20 @@ namespace DriverOverlay.Tests.Memory
             long expected = a.Length + b.Length + c.Length;
 
             scope.Lz4.DecompressToStream(threeFrames).Dispose();
-            Assert.Equal(expected, metrics.Sum(scope.Id, Decoded));
-            Assert.Equal(3, metrics.Sum(scope.Id, Frames));
+            Assert.Equal(expected, metrics.Sum(scope.Id, Lz4Decoded));
+            Assert.Equal(3, metrics.Sum(scope.Id, Lz4Frames));
 
             Assert.Equal(a, scope.Lz4.DecompressToArray(aFrame));  // content-size path
             Assert.Equal(b, scope.Lz4.DecompressToArray(bFrame));  // pooled scratch path
-            Assert.Equal(expected + a.Length + b.Length, metrics.Sum(scope.Id, Decoded));
-            Assert.Equal(5, metrics.Sum(scope.Id, Frames));
+            Assert.Equal(expected + a.Length + b.Length, metrics.Sum(scope.Id, Lz4Decoded));
+            Assert.Equal(5, metrics.Sum(scope.Id, Lz4Frames));
 
             // A failed decode produces nothing countable.
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToStream(Truncated(cFrame)));
-            Assert.Equal(expected + a.Length + b.Length, metrics.Sum(scope.Id, Decoded));
-            Assert.Equal(5, metrics.Sum(scope.Id, Frames));
+            Assert.Equal(expected + a.Length + b.Length, metrics.Sum(scope.Id, Lz4Decoded));
+            Assert.Equal(5, metrics.Sum(scope.Id, Lz4Frames));
 
-            Assert.All(metrics.TagsSeen(scope.Id, Decoded), tags => Assert.Equal((null, null), tags));
+            Assert.All(metrics.TagsSeen(scope.Id, Lz4Decoded), tags => Assert.Equal((null, null), tags));
         }
 
         [Fact]
@@ -168,28 +203,28 @@ namespace DriverOverlay.Tests.Memory
                 Assert.Equal(data, scope.Lz4.DecompressToArray(frame));
             }
 
-            Assert.Equal(0, metrics.Count(scope.Id, Fallbacks));
+            Assert.Equal(0, metrics.Count(scope.Id, Lz4Fallbacks));
 
             // Corrupt input, through both entry points.
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToStream(Truncated(frame)));
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(Truncated(frame)));
-            Assert.Equal(2, metrics.Sum(scope.Id, Fallbacks, reason: "error"));
+            Assert.Equal(2, metrics.Sum(scope.Id, Lz4Fallbacks, reason: ErrorReason));
 
             // After release the stream path is unpooled (the array path never uses the pool: its array is the result).
             owner.Dispose();
             scope.Lz4.DecompressToStream(frame, data.Length).Dispose();
             Assert.Equal(data, scope.Lz4.DecompressToArray(frame));
-            Assert.Equal(1, metrics.Sum(scope.Id, Fallbacks, reason: "unpooled"));
-            Assert.Equal(3, metrics.Sum(scope.Id, Fallbacks));
+            Assert.Equal(1, metrics.Sum(scope.Id, Lz4Fallbacks, reason: UnpooledReason));
+            Assert.Equal(3, metrics.Sum(scope.Id, Lz4Fallbacks));
 
             var reasons = new HashSet<string?>();
-            foreach ((string? pool, string? reason) in metrics.TagsSeen(scope.Id, Fallbacks))
+            foreach ((string? pool, string? reason) in metrics.TagsSeen(scope.Id, Lz4Fallbacks))
             {
                 Assert.Null(pool);
                 reasons.Add(reason);
             }
 
-            Assert.Equal(new HashSet<string?> { "error", "unpooled" }, reasons);
+            Assert.Equal(new HashSet<string?> { ErrorReason, UnpooledReason }, reasons);
         }
 
         [Fact]
@@ -199,17 +234,17 @@ namespace DriverOverlay.Tests.Memory
             DatabricksMemoryLease owner = CreateScope();
             DatabricksMemoryScope scope = owner.Scope;
             DatabricksMemoryLease connection = scope.AcquireLease();
-            Assert.Equal(1, metrics.Sum(scope.Id, Scopes));
-            Assert.Equal(1, metrics.Count(scope.Id, Scopes));
+            Assert.Equal(1, metrics.Sum(scope.Id, LiveScopes));
+            Assert.Equal(1, metrics.Count(scope.Id, LiveScopes));
 
             owner.Dispose();
-            Assert.Equal(1, metrics.Sum(scope.Id, Scopes));
+            Assert.Equal(1, metrics.Sum(scope.Id, LiveScopes));
 
             connection.Dispose();
             connection.Dispose();
             scope.AcquireLease().Dispose();
-            Assert.Equal(0, metrics.Sum(scope.Id, Scopes));
-            Assert.Equal(2, metrics.Count(scope.Id, Scopes));
+            Assert.Equal(0, metrics.Sum(scope.Id, LiveScopes));
+            Assert.Equal(2, metrics.Count(scope.Id, LiveScopes));
         }
 
         [Fact]
@@ -227,13 +262,13 @@ namespace DriverOverlay.Tests.Memory
             foreach (string instrument in new[] { Rented, Returned, InUse, Retained, Allocated })
             {
                 IReadOnlyList<(string? Pool, string? Reason)> tags = metrics.TagsSeen(busy.Scope.Id, instrument);
-                Assert.Contains((BufferPool, null), tags);
-                Assert.All(tags, t => Assert.True(t.Pool == BufferPool && t.Reason == null, $"{instrument} tagged pool={t.Pool} reason={t.Reason}"));
+                Assert.Contains((Lz4BuffersPool, null), tags);
+                Assert.All(tags, t => Assert.True(t.Pool == Lz4BuffersPool && t.Reason == null, $"{instrument} tagged pool={t.Pool} reason={t.Reason}"));
                 Assert.Equal(0, metrics.Count(idle.Scope.Id, instrument));
             }
 
-            Assert.Equal(0, metrics.Count(idle.Scope.Id, Decoded));
-            Assert.Equal(1, metrics.Count(idle.Scope.Id, Scopes));
+            Assert.Equal(0, metrics.Count(idle.Scope.Id, Lz4Decoded));
+            Assert.Equal(1, metrics.Count(idle.Scope.Id, LiveScopes));
         }
     }
 }

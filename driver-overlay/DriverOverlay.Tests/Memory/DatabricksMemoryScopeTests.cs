@@ -27,7 +27,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.False(scope.IsReleased);
             Assert.Equal(1, scope.LeaseCount);
             Assert.NotSame(scope.BufferPool, other.Scope.BufferPool); // never process-wide
-            Assert.Equal(1, metrics.Sum(scope.Id, MemoryMetricsRecorder.Scopes));
+            Assert.Equal(1, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.LiveScopes));
         }
 
         /// <summary>Owner (database) plus two connections, disposed in each of the 3! orders.</summary>
@@ -68,10 +68,10 @@ namespace DriverOverlay.Tests.Memory
                 Assert.Equal(last, scope.IsReleased);
                 Assert.Equal(last, scope.BufferPool.IsReleased);
                 Assert.Equal(last ? 0 : Lz4BufferPool.MinimumArrayLength, scope.BufferPool.RetainedBytes);
-                Assert.Equal(last ? 0 : 1, metrics.Sum(scope.Id, MemoryMetricsRecorder.Scopes));
+                Assert.Equal(last ? 0 : 1, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.LiveScopes));
             }
 
-            Assert.Equal(1, metrics.NegativeCount(scope.Id, MemoryMetricsRecorder.Scopes));
+            Assert.Equal(1, metrics.NegativeCount(scope.Id, DatabricksMemoryMetricNames.LiveScopes));
         }
 
         [Fact]
@@ -129,8 +129,8 @@ namespace DriverOverlay.Tests.Memory
             DatabricksMemoryLease again = scope.AcquireLease();
             Assert.True(again.IsDetached);
             Assert.Equal(0, scope.LeaseCount);
-            Assert.Equal(1, metrics.NegativeCount(scope.Id, MemoryMetricsRecorder.Scopes));
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Scopes));
+            Assert.Equal(1, metrics.NegativeCount(scope.Id, DatabricksMemoryMetricNames.LiveScopes));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.LiveScopes));
         }
 
         [Fact]
@@ -196,8 +196,8 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Equal(0, scope.BufferPool.RetainedBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Retained));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Retained));
         }
 
         [Fact]
@@ -222,11 +222,11 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.Equal(1, scope.LeaseCount);
             Assert.False(scope.IsReleased);
-            Assert.Equal(0, metrics.NegativeCount(scope.Id, MemoryMetricsRecorder.Scopes));
+            Assert.Equal(0, metrics.NegativeCount(scope.Id, DatabricksMemoryMetricNames.LiveScopes));
 
             owner.Dispose();
             Assert.True(scope.IsReleased);
-            Assert.Equal(1, metrics.NegativeCount(scope.Id, MemoryMetricsRecorder.Scopes));
+            Assert.Equal(1, metrics.NegativeCount(scope.Id, DatabricksMemoryMetricNames.LiveScopes));
             Assert.Equal(0, scope.BufferPool.RetainedBytes);
             Assert.Equal(0, scope.BufferPool.InUseBytes);
         }
@@ -262,12 +262,12 @@ namespace DriverOverlay.Tests.Memory
 
                 Assert.True(scope.IsReleased);
                 Assert.Equal(0, scope.LeaseCount);
-                Assert.Equal(1, metrics.NegativeCount(scope.Id, MemoryMetricsRecorder.Scopes));
-                Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Scopes));
+                Assert.Equal(1, metrics.NegativeCount(scope.Id, DatabricksMemoryMetricNames.LiveScopes));
+                Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.LiveScopes));
                 Assert.Equal(0, scope.BufferPool.RetainedBytes);
                 Assert.Equal(0, scope.BufferPool.InUseBytes);
-                Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Retained));
-                Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
+                Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Retained));
+                Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
                 Assert.True(scope.AcquireLease().IsDetached);
             }
         }
@@ -297,7 +297,7 @@ namespace DriverOverlay.Tests.Memory
 
                 Assert.True(scope.IsReleased);
                 Assert.Equal(0, scope.LeaseCount);
-                Assert.Equal(1, metrics.NegativeCount(scope.Id, MemoryMetricsRecorder.Scopes));
+                Assert.Equal(1, metrics.NegativeCount(scope.Id, DatabricksMemoryMetricNames.LiveScopes));
             }
         }
 

@@ -32,11 +32,11 @@ namespace DriverOverlay.Tests.Memory
             // The declared size lets the decoder write into the array it returns: one array of the output's size
             // (plus a little bookkeeping), not a second exact copy and not pooled scratch space.
             Assert.InRange(allocated, size, size + size / 2 + 4 * KiB);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented));
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks));
-            Assert.Equal(2L * size, metrics.Sum(scope.Id, MemoryMetricsRecorder.Decoded));
-            Assert.Equal(2, metrics.Sum(scope.Id, MemoryMetricsRecorder.Frames));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Fallbacks));
+            Assert.Equal(2L * size, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Decoded));
+            Assert.Equal(2, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Frames));
         }
 
         [Theory]
@@ -60,7 +60,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.InRange(allocated, size, size + size / 2 + 4 * KiB);
 
             // The result is the consumer's: the pool never saw it, and never hands it out.
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented));
             Assert.Equal(0, scope.BufferPool.RetainedBytes);
             Assert.NotSame(result, scope.BufferPool.Rent(size).Array);
         }
@@ -84,7 +84,7 @@ namespace DriverOverlay.Tests.Memory
             byte[] result = scope.Lz4.DecompressToArray(compressed);
 
             Assert.Equal(data, result);
-            Assert.Equal(0, metrics.Count(scope.Id, MemoryMetricsRecorder.Fallbacks));
+            Assert.Equal(0, metrics.Count(scope.Id, DatabricksMemoryMetricNames.Lz4Fallbacks));
         }
 
         [Fact]
@@ -124,10 +124,10 @@ namespace DriverOverlay.Tests.Memory
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(ReadOnlySpan<byte>.Empty));
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
-            Assert.Equal(metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented), metrics.Sum(scope.Id, MemoryMetricsRecorder.Returned));
-            Assert.Equal(4, metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks, reason: "error"));
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Decoded));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
+            Assert.Equal(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
+            Assert.Equal(4, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Fallbacks, reason: DatabricksMemoryMetricNames.ErrorReason));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Decoded));
         }
 
         [Fact]

@@ -67,18 +67,18 @@ namespace DriverOverlay.Tests.Memory
             // The output is sized from the frames themselves, whatever the hint says: one array of the output's
             // bucket, never regrown.
             Assert.Equal(BucketOf(size), scope.BufferPool.InUseBytes);
-            Assert.Equal(BucketOf(size), metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated));
-            Assert.Equal(0, metrics.Count(scope.Id, MemoryMetricsRecorder.Fallbacks));
-            Assert.Equal(size, metrics.Sum(scope.Id, MemoryMetricsRecorder.Decoded));
-            Assert.Equal(1, metrics.Sum(scope.Id, MemoryMetricsRecorder.Frames));
+            Assert.Equal(BucketOf(size), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated));
+            Assert.Equal(0, metrics.Count(scope.Id, DatabricksMemoryMetricNames.Lz4Fallbacks));
+            Assert.Equal(size, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Decoded));
+            Assert.Equal(1, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Frames));
 
             stream.Dispose();
 
             // Disposing the stream gives the array back: nothing in use, and it is kept for the next file.
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Equal(BucketOf(size), scope.BufferPool.RetainedBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
-            Assert.Equal(BucketOf(size), metrics.Sum(scope.Id, MemoryMetricsRecorder.Retained));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
+            Assert.Equal(BucketOf(size), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Retained));
         }
 
         [Fact]
@@ -98,7 +98,7 @@ namespace DriverOverlay.Tests.Memory
             using MemoryStream second = scope.Lz4.DecompressToStream(otherCompressed);
             Assert.Same(array, PooledArrayBehind(second));
             Assert.Equal(other, second.ToArray());
-            Assert.Equal(5 * MiB, metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated)); // 5 MiB is a bucket
+            Assert.Equal(5 * MiB, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated)); // 5 MiB is a bucket
             Assert.Equal(5 * MiB, scope.BufferPool.InUseBytes);
             Assert.Equal(0, scope.BufferPool.RetainedBytes);
             Assert.Throws<ObjectDisposedException>(() => first.ReadByte());
@@ -119,9 +119,9 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.Equal(Concatenate(first, second), stream.ToArray());
             Assert.Equal(0, stream.Position);
-            Assert.Equal(2, metrics.Sum(scope.Id, MemoryMetricsRecorder.Frames));
-            Assert.Equal(first.Length + second.Length, metrics.Sum(scope.Id, MemoryMetricsRecorder.Decoded));
-            Assert.Equal(0, metrics.Count(scope.Id, MemoryMetricsRecorder.Fallbacks));
+            Assert.Equal(2, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Frames));
+            Assert.Equal(first.Length + second.Length, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Decoded));
+            Assert.Equal(0, metrics.Count(scope.Id, DatabricksMemoryMetricNames.Lz4Fallbacks));
         }
 
         [Fact]
@@ -179,10 +179,10 @@ namespace DriverOverlay.Tests.Memory
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToStream(ReadOnlySpan<byte>.Empty));
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
-            Assert.Equal(metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented), metrics.Sum(scope.Id, MemoryMetricsRecorder.Returned));
-            Assert.Equal(2 * corrupt.Length + 1, metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks, reason: "error"));
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Decoded));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
+            Assert.Equal(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
+            Assert.Equal(2 * corrupt.Length + 1, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Fallbacks, reason: DatabricksMemoryMetricNames.ErrorReason));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Decoded));
         }
 
         [Fact]
@@ -196,7 +196,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(5 * MiB, scope.BufferPool.RetainedBytes);
 
             owner.Dispose();
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Retained));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Retained));
 
             foreach (long hint in new long[] { 0, data.Length, MiB })
             {
@@ -207,12 +207,12 @@ namespace DriverOverlay.Tests.Memory
                 Assert.False(stream.CanWrite);
             }
 
-            Assert.Equal(3, metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks, reason: "unpooled"));
+            Assert.Equal(3, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Fallbacks, reason: DatabricksMemoryMetricNames.UnpooledReason));
             Assert.Equal(0, scope.BufferPool.RetainedBytes);
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Retained));
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
-            Assert.Equal(3L * data.Length, metrics.Sum(scope.Id, MemoryMetricsRecorder.Unpooled));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Retained));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
+            Assert.Equal(3L * data.Length, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Unpooled));
         }
 
         [Fact]
@@ -231,8 +231,8 @@ namespace DriverOverlay.Tests.Memory
             }
 
             Assert.Equal(0, scope.BufferPool.RetainedBytes);
-            Assert.Equal(data.Length, metrics.Sum(scope.Id, MemoryMetricsRecorder.Unpooled)); // exact size: no bucket rounding
-            Assert.Equal(1, metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks, reason: "unpooled"));
+            Assert.Equal(data.Length, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Unpooled)); // exact size: no bucket rounding
+            Assert.Equal(1, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Fallbacks, reason: DatabricksMemoryMetricNames.UnpooledReason));
         }
     }
 }

@@ -30,7 +30,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.False(((DeferredLz4Stream)stream).IsDecoded);
             Assert.Equal(BucketOf(compressed.Length), compressedBucket);
             Assert.Equal(compressedBucket, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Decoded));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Decoded));
 
             byte[] read = new byte[data.Length + 1];
             Assert.Equal(data.Length, stream.ReadAtLeast(read, read.Length, throwOnEndOfStream: false));
@@ -39,13 +39,13 @@ namespace DriverOverlay.Tests.Memory
             Assert.True(data.AsSpan().SequenceEqual(read.AsSpan(0, data.Length)), "decoded bytes differ from the original");
             Assert.True(((DeferredLz4Stream)stream).IsDecoded);
             Assert.Equal(BucketOf(data.Length), scope.BufferPool.InUseBytes);
-            Assert.Equal(data.Length, metrics.Sum(scope.Id, MemoryMetricsRecorder.Decoded));
+            Assert.Equal(data.Length, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Decoded));
             Assert.Equal(0, stream.Read(read, 0, read.Length));
 
             stream.Dispose();
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
         }
 
         [Fact]
@@ -61,7 +61,7 @@ namespace DriverOverlay.Tests.Memory
             stream.Dispose();
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Decoded));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Decoded));
             Assert.False(stream.CanRead);
             Assert.Throws<ObjectDisposedException>(() => stream.ReadByte());
         }

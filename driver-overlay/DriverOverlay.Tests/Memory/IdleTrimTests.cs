@@ -33,8 +33,8 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.True(WaitUntil(() => pool.RetainedBytes == 0), $"still retaining {pool.RetainedBytes} bytes");
 
-            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.Retained));
-            Assert.Equal(2 * Min + MiB, metrics.Sum(id, MemoryMetricsRecorder.Trimmed, reason: "idle"));
+            Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Retained));
+            Assert.Equal(2 * Min + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Trimmed, reason: DatabricksMemoryMetricNames.IdleReason));
             Assert.Equal(Min, pool.InUseBytes);
             Assert.Same(inUseArray, inUse.Array); // still the renter's, still readable
 
@@ -59,10 +59,10 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.True(WaitUntil(() => trimming.Scope.BufferPool.RetainedBytes == 0), "the 1-second scope kept its arrays");
 
-            Assert.Equal(0, metrics.Sum(trimming.Scope.Id, MemoryMetricsRecorder.Retained));
-            Assert.True(metrics.Sum(trimming.Scope.Id, MemoryMetricsRecorder.Trimmed) > 0);
+            Assert.Equal(0, metrics.Sum(trimming.Scope.Id, DatabricksMemoryMetricNames.Retained));
+            Assert.True(metrics.Sum(trimming.Scope.Id, DatabricksMemoryMetricNames.Trimmed) > 0);
             Assert.Equal(kept, keeping.Scope.BufferPool.RetainedBytes); // by now well past 1 s: period 0 never trims on a timer
-            Assert.Equal(0, metrics.Sum(keeping.Scope.Id, MemoryMetricsRecorder.Trimmed, reason: "idle"));
+            Assert.Equal(0, metrics.Sum(keeping.Scope.Id, DatabricksMemoryMetricNames.Trimmed, reason: DatabricksMemoryMetricNames.IdleReason));
         }
 
         [Fact]
@@ -82,7 +82,7 @@ namespace DriverOverlay.Tests.Memory
             trimmer.OnGen2Collection(highMemoryLoad: true, memoryLoadKnown: true, DateTime.UtcNow.Ticks);
             Assert.Equal(0, pool.RetainedBytes);
             Assert.Equal(2 * Min, pool.InUseBytes);
-            Assert.Equal(Min, metrics.Sum(id, MemoryMetricsRecorder.Trimmed, reason: "memory_pressure"));
+            Assert.Equal(Min, metrics.Sum(id, DatabricksMemoryMetricNames.Trimmed, reason: DatabricksMemoryMetricNames.MemoryPressureReason));
             inUse.Dispose();
             Assert.Equal(2 * Min, pool.RetainedBytes);
         }
@@ -109,7 +109,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(Min, pool.RetainedBytes);
             trimmer.OnGen2Collection(false, false, t0 + 21 * second); // 10 s unused since the Gen2 that saw the last use
             Assert.Equal(0, pool.RetainedBytes);
-            Assert.Equal(Min, metrics.Sum(id, MemoryMetricsRecorder.Trimmed, reason: "gen2_idle"));
+            Assert.Equal(Min, metrics.Sum(id, DatabricksMemoryMetricNames.Trimmed, reason: DatabricksMemoryMetricNames.Gen2IdleReason));
         }
 
         [Fact]

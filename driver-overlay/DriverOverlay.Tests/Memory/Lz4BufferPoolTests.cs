@@ -127,15 +127,15 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.Equal(MiB + 1, big.Length); // exact size, not rounded: it will never be pooled
             Assert.Equal(0, pool.InUseBytes);
-            Assert.Equal(MiB + 1, metrics.Sum(id, MemoryMetricsRecorder.Unpooled));
-            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.Rented));
+            Assert.Equal(MiB + 1, metrics.Sum(id, DatabricksMemoryMetricNames.Unpooled));
+            Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Rented));
 
             rental.Dispose();
 
             Assert.Equal(0, pool.RetainedBytes);
             Assert.Equal(0, pool.InUseBytes);
             Assert.NotSame(big, pool.Rent(MiB + 1).Array);
-            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.Retained));
+            Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Retained));
         }
 
         [Fact]
@@ -175,8 +175,8 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(2 * 2 * Min, pool.RetainedBytes);
 
             // Two arrays were ever allocated, both 128 KiB.
-            Assert.Equal(2 * 2 * Min, metrics.Sum(id, MemoryMetricsRecorder.Allocated));
-            Assert.Equal(2, metrics.Count(id, MemoryMetricsRecorder.Allocated));
+            Assert.Equal(2 * 2 * Min, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated));
+            Assert.Equal(2, metrics.Count(id, DatabricksMemoryMetricNames.Allocated));
         }
 
         [Fact]
@@ -203,8 +203,8 @@ namespace DriverOverlay.Tests.Memory
                 Assert.Equal(160 * 1024, pool.InUseBytes);
             }
 
-            Assert.Equal((160 * 1024) + Min, metrics.Sum(id, MemoryMetricsRecorder.Allocated));
-            Assert.Equal(2, metrics.Count(id, MemoryMetricsRecorder.Allocated));
+            Assert.Equal((160 * 1024) + Min, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated));
+            Assert.Equal(2, metrics.Count(id, DatabricksMemoryMetricNames.Allocated));
         }
 
         [Fact]
@@ -230,7 +230,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.Null(pool.TryRentFree(Min));
             Assert.Null(pool.TryRentFree(0));
             Assert.Null(pool.TryRentFree(MiB + 1));
-            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.Allocated));
+            Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated));
 
             PooledArray rental = pool.Rent(2 * Min);
             byte[] array = rental.Array;
@@ -240,7 +240,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.NotNull(again);
             Assert.Same(array, again!.Array);
             Assert.Equal(2 * Min, pool.InUseBytes);
-            Assert.Equal(2 * Min, metrics.Sum(id, MemoryMetricsRecorder.Allocated));
+            Assert.Equal(2 * Min, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated));
             again.Dispose();
             Assert.Equal(0, pool.InUseBytes);
         }
@@ -267,7 +267,7 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.Equal(2 * Min, pool.RetainedBytes);
             Assert.Equal(0, pool.InUseBytes);
-            Assert.Equal(3 * 2 * Min, metrics.Sum(id, MemoryMetricsRecorder.Dropped));
+            Assert.Equal(3 * 2 * Min, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped));
 
             // The 64 KiB bucket still fits beside it: 128 + 64 <= 200 (a 64 KiB rent first takes the free 128 KiB
             // array, so rent that one too before the 64 KiB array is allocated).
@@ -334,8 +334,8 @@ namespace DriverOverlay.Tests.Memory
             Assert.False(lost.IsAlive, "the pool must not keep a lent array alive");
             // Accounting only: the in-use gauge does not drift, and the leak shows on its own counter.
             Assert.Equal(0, pool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.InUse));
-            Assert.Equal(Min, metrics.Sum(id, MemoryMetricsRecorder.Collected));
+            Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.InUse));
+            Assert.Equal(Min, metrics.Sum(id, DatabricksMemoryMetricNames.Collected));
             Assert.Equal(0, pool.RetainedBytes);
             GC.KeepAlive(pool);
         }
@@ -349,8 +349,8 @@ namespace DriverOverlay.Tests.Memory
             FullCollect();
 
             Assert.Equal(0, pool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.Collected));
-            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.InUse));
+            Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Collected));
+            Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.InUse));
             GC.KeepAlive(pool);
         }
 
@@ -372,24 +372,24 @@ namespace DriverOverlay.Tests.Memory
             Assert.True(pool.IsReleased);
             Assert.Equal(0, pool.RetainedBytes);
             Assert.Equal(Min, pool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.Retained));
-            Assert.Equal(2 * Min, metrics.Sum(id, MemoryMetricsRecorder.Dropped));
+            Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Retained));
+            Assert.Equal(2 * Min, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped));
 
             // Rent after release: a new, exact-size, unaccounted array (never the dropped one).
             PooledArray after = pool.Rent(2 * Min - 1);
             Assert.NotSame(keptArray, after.Array);
             Assert.Equal(2 * Min - 1, after.Length);
             Assert.Equal(Min, pool.InUseBytes);
-            Assert.Equal(2 * Min - 1, metrics.Sum(id, MemoryMetricsRecorder.Unpooled));
+            Assert.Equal(2 * Min - 1, metrics.Sum(id, DatabricksMemoryMetricNames.Unpooled));
 
             // Late returns: the array rented before release leaves the in-use count and is dropped, not kept.
             stillRented.Dispose();
             after.Dispose();
             Assert.Equal(0, pool.InUseBytes);
             Assert.Equal(0, pool.RetainedBytes);
-            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.InUse));
-            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.Retained));
-            Assert.Equal(3 * Min, metrics.Sum(id, MemoryMetricsRecorder.Dropped));
+            Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.InUse));
+            Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Retained));
+            Assert.Equal(3 * Min, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped));
             Assert.NotSame(stillRentedArray, pool.Rent(Min).Array);
         }
 
@@ -566,11 +566,11 @@ namespace DriverOverlay.Tests.Memory
             Assert.Empty(failures);
             Assert.Equal(0, pool.InUseBytes);
             Assert.InRange(pool.RetainedBytes, 0, Cap);
-            Assert.Equal(0, metrics.Sum(id, MemoryMetricsRecorder.InUse));
-            Assert.Equal(pool.RetainedBytes, metrics.Sum(id, MemoryMetricsRecorder.Retained));
+            Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.InUse));
+            Assert.Equal(pool.RetainedBytes, metrics.Sum(id, DatabricksMemoryMetricNames.Retained));
             Assert.Equal(
-                metrics.Sum(id, MemoryMetricsRecorder.Rented),
-                metrics.Sum(id, MemoryMetricsRecorder.Returned));
+                metrics.Sum(id, DatabricksMemoryMetricNames.Rented),
+                metrics.Sum(id, DatabricksMemoryMetricNames.Returned));
             if (releaseMidway)
             {
                 Assert.Equal(0, pool.RetainedBytes);

@@ -10,29 +10,11 @@ namespace DriverOverlay.Tests.Memory
     /// </summary>
     /// <remarks>
     /// The meter is process-wide and xunit runs test classes in parallel, so every query names the scope whose
-    /// measurements it wants; measurements of other scopes are recorded too but never mixed in. The instrument
-    /// names are written out here (not taken from the overlay's constants) because they are the published contract.
+    /// measurements it wants; measurements of other scopes are recorded too but never mixed in. Names come
+    /// from <see cref="DatabricksMemoryMetricNames"/>, their one definition.
     /// </remarks>
     internal sealed class MemoryMetricsRecorder : IDisposable
     {
-        public const string MeterName = "Apache.Arrow.Adbc.Drivers.Databricks.Memory";
-        public const string Rented = "adbc.databricks.memory.rented";
-        public const string Returned = "adbc.databricks.memory.returned";
-        public const string InUse = "adbc.databricks.memory.in_use";
-        public const string Retained = "adbc.databricks.memory.retained";
-        public const string Allocated = "adbc.databricks.memory.allocated";
-        public const string Dropped = "adbc.databricks.memory.dropped";
-        public const string Unpooled = "adbc.databricks.memory.unpooled";
-        public const string Collected = "adbc.databricks.memory.collected";
-        public const string Decoded = "adbc.databricks.lz4.decoded";
-        public const string Frames = "adbc.databricks.lz4.frames";
-        public const string Fallbacks = "adbc.databricks.lz4.fallbacks";
-        public const string Measured = "adbc.databricks.lz4.measured";
-        public const string Trimmed = "adbc.databricks.memory.trimmed";
-        public const string Scopes = "adbc.databricks.memory.scopes";
-
-        public const string BufferPool = "lz4_buffers";
-
         private readonly MeterListener _listener = new MeterListener();
         private readonly object _lock = new object();
         private readonly Dictionary<Key, Totals> _totals = new Dictionary<Key, Totals>();
@@ -41,7 +23,7 @@ namespace DriverOverlay.Tests.Memory
         {
             _listener.InstrumentPublished = (instrument, listener) =>
             {
-                if (instrument.Meter.Name == MeterName)
+                if (instrument.Meter.Name == DatabricksMemoryMetricNames.MeterName)
                 {
                     listener.EnableMeasurementEvents(instrument);
                 }
@@ -110,13 +92,13 @@ namespace DriverOverlay.Tests.Memory
             {
                 switch (tag.Key)
                 {
-                    case "scope":
+                    case DatabricksMemoryMetricNames.ScopeTag:
                         scope = tag.Value as int?;
                         break;
-                    case "pool":
+                    case DatabricksMemoryMetricNames.PoolTag:
                         pool = tag.Value as string;
                         break;
-                    case "reason":
+                    case DatabricksMemoryMetricNames.ReasonTag:
                         reason = tag.Value as string;
                         break;
                 }
@@ -159,6 +141,6 @@ namespace DriverOverlay.Tests.Memory
 
         public static int Next() => System.Threading.Interlocked.Decrement(ref s_last);
 
-        public static PoolMeter BufferMeter(int id) => new PoolMeter(id, DatabricksMemoryMetrics.BufferPoolTag);
+        public static PoolMeter BufferMeter(int id) => new PoolMeter(id, DatabricksMemoryMetricNames.Lz4BuffersPool);
     }
 }

@@ -77,7 +77,7 @@ namespace DriverOverlay.Tests.Memory
             DatabricksMemoryScope scope = lease.Scope;
             (byte[] data, byte[] compressed) = Input(size, kind);
             PoisonBufferPool(scope.BufferPool, arraysPerBucket: 1);
-            long allocated = metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated);
+            long allocated = metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated);
 
             // No hint, a too-small hint and an exact one.
             foreach (long hint in new long[] { 0, Math.Max(1, size / 8), size })
@@ -97,7 +97,7 @@ namespace DriverOverlay.Tests.Memory
                 Assert.All(buffer.AsSpan(data.Length).ToArray(), value => Assert.True(value == Poison || value == 0, $"byte {value} beyond the output"));
             }
 
-            Assert.Equal(allocated, metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated));
+            Assert.Equal(allocated, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated));
         }
 
         [Theory]
@@ -110,14 +110,14 @@ namespace DriverOverlay.Tests.Memory
             DatabricksMemoryScope scope = lease.Scope;
             (byte[] data, byte[] compressed) = Sample(3 * MiB + 7, WithoutContentSize);
             PoisonBufferPool(scope.BufferPool, arraysPerBucket: 2);
-            long allocated = metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated, MemoryMetricsRecorder.BufferPool);
+            long allocated = metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated, DatabricksMemoryMetricNames.Lz4BuffersPool);
 
             using (PooledBuffer download = await scope.Lz4.ReadContentAsync(
                 new TestHttpContent(compressed, withContentLength ? compressed.Length : null), CancellationToken.None))
             {
                 Assert.Equal(compressed.Length, download.Length);
                 Assert.True(download.Span.SequenceEqual(compressed));
-                Assert.Equal(allocated, metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated, MemoryMetricsRecorder.BufferPool));
+                Assert.Equal(allocated, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated, DatabricksMemoryMetricNames.Lz4BuffersPool));
                 Assert.Equal(Poison, download.Segment.Array![^1]); // stale bytes are there, beyond Length
 
                 using (MemoryStream decompressed = scope.Lz4.DecompressToStream(download.Span))

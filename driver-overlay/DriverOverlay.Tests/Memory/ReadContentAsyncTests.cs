@@ -38,7 +38,7 @@ namespace DriverOverlay.Tests.Memory
                 int bucket = BucketOf(size);
                 Assert.Equal(bucket, buffer.Segment.Array!.Length);
                 Assert.Equal(bucket, scope.BufferPool.InUseBytes);
-                Assert.Equal(bucket, metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated));
+                Assert.Equal(bucket, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated));
             }
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);
@@ -62,7 +62,7 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.True(buffer.Span.SequenceEqual(body));
             Assert.Equal(size, buffer.Segment.Array!.Length);
-            Assert.Equal(size, metrics.Sum(scope.Id, MemoryMetricsRecorder.Allocated));
+            Assert.Equal(size, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated));
             Assert.Equal(size, scope.BufferPool.InUseBytes);
         }
 
@@ -87,12 +87,12 @@ namespace DriverOverlay.Tests.Memory
                 Assert.True(buffer.Span.SequenceEqual(body));
                 Assert.Equal(buffer.Segment.Array!.Length, scope.BufferPool.InUseBytes); // only the final array is in use
                 Assert.Equal(
-                    metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented) - buffer.Segment.Array.Length,
+                    metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented) - buffer.Segment.Array.Length,
                     scope.BufferPool.RetainedBytes); // every outgrown array was returned (and kept)
             }
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
         }
 
         [Fact]
@@ -110,7 +110,7 @@ namespace DriverOverlay.Tests.Memory
             }
 
             Assert.Equal(0, scope.BufferPool.RetainedBytes);
-            Assert.Equal(body.Length, metrics.Sum(scope.Id, MemoryMetricsRecorder.Unpooled));
+            Assert.Equal(body.Length, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Unpooled));
         }
 
         [Theory]
@@ -171,8 +171,8 @@ namespace DriverOverlay.Tests.Memory
 
             await Assert.ThrowsAnyAsync<OperationCanceledException>(() => read);
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
-            Assert.Equal(metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented), metrics.Sum(scope.Id, MemoryMetricsRecorder.Returned));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
+            Assert.Equal(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
         }
 
         [Fact]
@@ -223,7 +223,7 @@ namespace DriverOverlay.Tests.Memory
             buffer.Dispose();
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Equal(2 * Min, scope.BufferPool.RetainedBytes);
-            Assert.Equal(2 * Min, metrics.Sum(scope.Id, MemoryMetricsRecorder.Returned));
+            Assert.Equal(2 * Min, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
 
             PooledArray next = scope.BufferPool.Rent(2 * Min);
             PooledArray another = scope.BufferPool.Rent(2 * Min);
@@ -266,7 +266,7 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Equal(0, scope.BufferPool.RetainedBytes);
-            Assert.True(metrics.Sum(scope.Id, MemoryMetricsRecorder.Unpooled) >= 2L * body.Length);
+            Assert.True(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Unpooled) >= 2L * body.Length);
         }
 
         [Fact]

@@ -10,7 +10,7 @@ using Apache.Arrow.Ipc;
 using Apache.Arrow.Memory;
 using Xunit;
 using static DriverOverlay.Tests.Memory.ArrowBatchData;
-using static DriverOverlay.Tests.Memory.MemoryMetricsRecorder;
+using static Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
@@ -21,7 +21,7 @@ namespace DriverOverlay.Tests.Memory
     /// </summary>
     public class ScopedArrowAllocatorTests
     {
-        private const string ArrowBatches = "arrow_batches";
+        private const string ArrowBatches = DatabricksMemoryMetricNames.ArrowBatchesPool;
         private const string Pooled = "adbc.databricks.memory.arrow_batches_pooled";
         private const string BatchRetained = "adbc.databricks.memory.arrow_batch_pool_max_retained_mb";
         private const string Poison = "adbc.databricks.memory.poison_returned_arrays";
@@ -43,7 +43,7 @@ namespace DriverOverlay.Tests.Memory
             AssertValues(first, 0, Rows);
             Assert.Equal(body.Length, scope.ArrowBatchPool.InUseBytes);
             Assert.Equal(body.Length, metrics.Sum(scope.Id, InUse, ArrowBatches));
-            Assert.Equal(0, metrics.Sum(scope.Id, InUse, BufferPool));
+            Assert.Equal(0, metrics.Sum(scope.Id, InUse, Lz4BuffersPool));
 
             first.Dispose();
             Assert.Equal(0, scope.ArrowBatchPool.InUseBytes);

@@ -19,7 +19,7 @@ namespace DriverOverlay.Tests.Memory
     /// </summary>
     public class UnreturnedBodyTests
     {
-        private const string ArrowBatches = "arrow_batches";
+        private const string ArrowBatches = DatabricksMemoryMetricNames.ArrowBatchesPool;
         private const int DictionarySize = 10_000;
 
         [Fact]
@@ -36,9 +36,9 @@ namespace DriverOverlay.Tests.Memory
             FullCollect();
 
             Assert.Equal(0, scope.ArrowBatchPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse, ArrowBatches));
-            Assert.True(metrics.Sum(scope.Id, MemoryMetricsRecorder.Collected, ArrowBatches) > 0);
-            Assert.Equal(metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented, ArrowBatches), metrics.Sum(scope.Id, MemoryMetricsRecorder.Returned, ArrowBatches) + metrics.Sum(scope.Id, MemoryMetricsRecorder.Collected, ArrowBatches));
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse, ArrowBatches));
+            Assert.True(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Collected, ArrowBatches) > 0);
+            Assert.Equal(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented, ArrowBatches), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned, ArrowBatches) + metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Collected, ArrowBatches));
         }
 
         [Fact]
@@ -52,8 +52,8 @@ namespace DriverOverlay.Tests.Memory
             FullCollect();
 
             Assert.Equal(0, scope.ArrowBatchPool.InUseBytes);
-            Assert.True(metrics.Sum(scope.Id, MemoryMetricsRecorder.Collected, ArrowBatches) > 0, "the dictionary's body was never rented from the scope");
-            Assert.Equal(metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented, ArrowBatches), metrics.Sum(scope.Id, MemoryMetricsRecorder.Returned, ArrowBatches) + metrics.Sum(scope.Id, MemoryMetricsRecorder.Collected, ArrowBatches));
+            Assert.True(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Collected, ArrowBatches) > 0, "the dictionary's body was never rented from the scope");
+            Assert.Equal(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented, ArrowBatches), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned, ArrowBatches) + metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Collected, ArrowBatches));
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
