@@ -1,10 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
-using Apache.Arrow.Adbc;
-using Harness.Support;
-using Xunit;
-
 namespace Harness.Tests
 {
     /// <summary>

@@ -7,6 +7,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Apache.Arrow.Adbc;
 using Harness.Support;
+using MockDatabricks.Protocol.Admin;
 using MockDatabricks.Protocol.Data;
 using MockDatabricks.Testing;
 
