@@ -1,11 +1,5 @@
-using System;
-using System.Collections.Generic;
-using System.IO;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Lz4Reference;
-using Xunit;
 using static DriverOverlay.Tests.Memory.MemoryMetricsRecorder;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

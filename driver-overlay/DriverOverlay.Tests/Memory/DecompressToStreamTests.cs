@@ -1,10 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.IO;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Lz4Reference;
-using Xunit;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -1,8 +1,5 @@
-using System;
 using System.Collections.Concurrent;
-using System.Collections.Generic;
 using System.Runtime.CompilerServices;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Lz4Reference;
 
 namespace DriverOverlay.Tests.Memory
