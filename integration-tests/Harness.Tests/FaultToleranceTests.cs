@@ -85,9 +85,7 @@ namespace Harness.Tests
         [InlineData("reset at=0.9 files=0")]
         public async Task BrokenBodyOnceIsRetriedOrFails(string fault)
         {
-            List<JournalEntry> journal = await RunWithFaultAsync(fault, "body-once");
-            QueryOutcome outcome = Run(journal);
-            output.WriteLine(outcome.Describe());
+            QueryOutcome outcome = await RunDescribedAsync(fault, "body-once");
             outcome.AssertCorrectOrFailed();
         }
 
@@ -96,9 +94,7 @@ namespace Harness.Tests
         [InlineData("reset files=2 times=always")]
         public async Task BrokenBodyAlwaysFails(string fault)
         {
-            List<JournalEntry> journal = await RunWithFaultAsync(fault, "body-always");
-            QueryOutcome outcome = Run(journal);
-            output.WriteLine(outcome.Describe());
+            QueryOutcome outcome = await RunDescribedAsync(fault, "body-always");
             outcome.AssertFailed();
         }
 
@@ -108,9 +104,7 @@ namespace Harness.Tests
         [InlineData("corrupt_lz4 mode=checksum files=0", "lz4_block_checksum=true, lz4_content_checksum=true")]
         public async Task CorruptLz4IsAnErrorNotWrongRows(string fault, string? encoding)
         {
-            List<JournalEntry> journal = await RunWithFaultAsync(fault, "corrupt", encoding);
-            QueryOutcome outcome = Run(journal);
-            output.WriteLine(outcome.Describe());
+            QueryOutcome outcome = await RunDescribedAsync(fault, "corrupt", encoding);
             outcome.AssertFailed();
         }
 
@@ -152,9 +146,7 @@ namespace Harness.Tests
         {
             // A FetchResults answered with TStatus ERROR (HTTP 200). With links_per_fetch=1 the first links come with
             // direct results and the error hits the second page, mid-result.
-            List<JournalEntry> journal = await RunWithFaultAsync("rpc_error method=FetchResults message=fetch_broke", "fetch-error", extra);
-            QueryOutcome outcome = Run(journal);
-            output.WriteLine(outcome.Describe());
+            QueryOutcome outcome = await RunDescribedAsync("rpc_error method=FetchResults message=fetch_broke", "fetch-error", extra);
             KnownDriverBugs.SkipIfSilentlyShort(outcome,
                 "neither the CloudFetch result fetcher (CloudFetchResultFetcher.FetchNextResultBatchAsync) nor the inline reader " +
                 "(DatabricksReader.ReadNextRecordBatchAsync) of tag 21 checks TFetchResultsResp.Status, so a FetchResults answered " +
@@ -183,6 +175,14 @@ namespace Harness.Tests
         }
 
         private QueryOutcome? _lastOutcome;
+
+        /// <summary>Runs the query under <paramref name="fault"/> and writes what it got to the test output.</summary>
+        private async Task<QueryOutcome> RunDescribedAsync(string fault, string tag, string? extra = null)
+        {
+            QueryOutcome outcome = Run(await RunWithFaultAsync(fault, tag, extra));
+            output.WriteLine(outcome.Describe());
+            return outcome;
+        }
 
         private QueryOutcome Run(List<JournalEntry> journal) => _lastOutcome ?? throw new InvalidOperationException("no query ran");
 
