@@ -120,12 +120,7 @@ namespace MockDatabricks.Tests.Server
             }
         }
 
-        private async Task<QueryOutcome> RunAsync(string settings, ExecuteOptions options)
-        {
-            using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            return await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(s_spec, settings), options);
-        }
+        private Task<QueryOutcome> RunAsync(string settings, ExecuteOptions options) => fixture.QueryAsync(s_spec, settings, options);
 
         private static void AssertServedTypes(QueryOutcome outcome, bool timestampAsArrow, bool decimalAsArrow)
         {

@@ -192,9 +192,7 @@ namespace MockDatabricks.Tests.Server
 
         private async Task<(QueryOutcome Outcome, List<JournalEntry> Journal)> RunAsync(string options)
         {
-            using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, " + options));
+            QueryOutcome outcome = await fixture.QueryAsync(s_spec, "mode=cloudfetch, " + options);
             Assert.Equal(s_spec.Rows, ResultVerifier.VerifyAllValues(outcome.Batches, s_spec));
             return (outcome, await fixture.Admin.JournalAsync(operation: outcome.OperationId));
         }

@@ -7,6 +7,14 @@ namespace MockDatabricks.Tests.Server
     {
         public MockDatabricksClient NewClient(string? token = null) => MockDatabricksClient.For(Server, token);
 
+        /// <summary>One query on a client and session of its own, read the way the driver reads results.</summary>
+        public async Task<QueryOutcome> QueryAsync(DatasetSpec spec, string settings, ExecuteOptions? options = null)
+        {
+            using MockDatabricksClient client = NewClient();
+            TSessionHandle session = await OpenSessionAsync(client);
+            return await NewReader(client).RunAsync(session, MockSql.Select(spec, settings), options);
+        }
+
         public static DriverLikeReader NewReader(MockDatabricksClient client) =>
             new DriverLikeReader(client, bytes => NativeLz4.DecompressFrame(bytes));
 

@@ -33,10 +33,7 @@ namespace MockDatabricks.Tests.Server
         public async Task InlineResults_LargerThanDirectLimit_ContinueWithFetchResults()
         {
             var spec = new DatasetSpec { Rows = 5000, Seed = 4, RowsPerBatch = 1000 };
-            using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=inline"), new ExecuteOptions { DirectMaxRows = 2000 });
+            QueryOutcome outcome = await fixture.QueryAsync(spec, "mode=inline", new ExecuteOptions { DirectMaxRows = 2000 });
 
             Assert.Equal(5000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
             List<JournalEntry> journal = await fixture.Admin.JournalAsync(operation: outcome.OperationId);
@@ -148,10 +145,7 @@ namespace MockDatabricks.Tests.Server
         public async Task DirectResults_CappedByMaxRows_ContinueAtTheNextOffset()
         {
             var spec = new DatasetSpec { Rows = 10_000, Seed = 10, RowsPerFile = 1_000 };
-            using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=cloudfetch"), new ExecuteOptions { DirectMaxRows = 3_000 });
+            QueryOutcome outcome = await fixture.QueryAsync(spec, "mode=cloudfetch", new ExecuteOptions { DirectMaxRows = 3_000 });
 
             Assert.Equal(10_000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
             List<JournalEntry> fetches = (await fixture.Admin.JournalAsync(operation: outcome.OperationId, kind: "rpc")).Where(e => e.Method == "FetchResults").ToList();

@@ -18,9 +18,7 @@ namespace MockDatabricks.Tests.Server
         [Fact]
         public async Task EveryBodySentWhole_IsComplete_WithItsSize()
         {
-            using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, faults='http500 files=1'"));
+            QueryOutcome outcome = await fixture.QueryAsync(s_spec, "mode=cloudfetch, faults='http500 files=1'");
 
             List<JournalEntry> downloads = await fixture.Admin.JournalAsync(operation: outcome.OperationId, kind: "download");
             Assert.Equal(new[] { "ok", "http500", "ok", "ok", "ok" }, downloads.Select(d => d.Outcome));
