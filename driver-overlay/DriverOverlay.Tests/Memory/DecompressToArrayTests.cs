@@ -120,9 +120,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(new byte[] { 9, 9, 9, 9, 9, 9, 9, 9 }));
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(ReadOnlySpan<byte>.Empty));
 
-            Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
-            Assert.Equal(metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented), metrics.Sum(scope.Id, MemoryMetricsRecorder.Returned));
+            AssertNothingInUse(metrics, scope);
             Assert.Equal(4, metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks, reason: "error"));
             Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Decoded));
         }

@@ -172,9 +172,7 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToStream(ReadOnlySpan<byte>.Empty));
 
-            Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
-            Assert.Equal(metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented), metrics.Sum(scope.Id, MemoryMetricsRecorder.Returned));
+            AssertNothingInUse(metrics, scope);
             Assert.Equal(2 * corrupt.Length + 1, metrics.Sum(scope.Id, MemoryMetricsRecorder.Fallbacks, reason: "error"));
             Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.Decoded));
         }

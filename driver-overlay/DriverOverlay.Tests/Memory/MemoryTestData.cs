@@ -120,6 +120,14 @@ namespace DriverOverlay.Tests.Memory
         public static DatabricksMemoryOptions ParseOptions(params (string Key, string Value)[] properties) =>
             DatabricksMemoryOptions.FromProperties(Properties(properties));
 
+        /// <summary>Every byte the scope's pool handed out is back: the pool and the meter agree, and every rental was returned.</summary>
+        public static void AssertNothingInUse(MemoryMetricsRecorder metrics, DatabricksMemoryScope scope)
+        {
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+            Assert.Equal(0, metrics.Sum(scope.Id, MemoryMetricsRecorder.InUse));
+            Assert.Equal(metrics.Sum(scope.Id, MemoryMetricsRecorder.Rented), metrics.Sum(scope.Id, MemoryMetricsRecorder.Returned));
+        }
+
         /// <summary>Forces full blocking, compacting collections so WeakReferences to garbage are cleared.</summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static void FullCollect()
