@@ -77,13 +77,8 @@ namespace MockDatabricks.Tests.Server
         public async Task CloudFetch_SeveralFramesPerFile_DecodeCompletely(string framing, int expectedFrames)
         {
             var spec = new DatasetSpec { Rows = 12_000, Seed = 6, RowsPerFile = 4_000, RowsPerBatch = framing.Contains("batch_rows") ? 1000 : 32768 };
-            using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            (_, byte[] file) = await QueryAndDownloadFirstFileAsync(spec, "mode=cloudfetch, " + framing.Replace(", batch_rows=1000", string.Empty));
 
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=cloudfetch, " + framing.Replace(", batch_rows=1000", string.Empty)));
-
-            Assert.Equal(12_000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
-            byte[] file = await client.DownloadAsync(outcome.Links[0].FileLink);
             Assert.Equal(expectedFrames, CountFrames(file));
         }
 
@@ -91,14 +86,9 @@ namespace MockDatabricks.Tests.Server
         public async Task CloudFetch_ChecksumsAndLinkedSmallBlocks_AreHonoured()
         {
             var spec = new DatasetSpec { Rows = 20_000, Seed = 7, RowsPerFile = 10_000 };
-            using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            (_, byte[] file) = await QueryAndDownloadFirstFileAsync(spec,
+                "mode=cloudfetch, lz4_content_checksum=true, lz4_block_checksum=true, lz4_content_size=true, lz4_block=64kb, lz4_linked=true");
 
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session,
-                MockSql.Select(spec, "mode=cloudfetch, lz4_content_checksum=true, lz4_block_checksum=true, lz4_content_size=true, lz4_block=64kb, lz4_linked=true"));
-
-            Assert.Equal(20_000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
-            byte[] file = await client.DownloadAsync(outcome.Links[0].FileLink);
             Assert.Equal(0x40 | 0x10 | 0x08 | 0x04, file[4]); // linked, block checksum, content size, content checksum
             Assert.Equal(0x40, file[5]);                     // 64 KB blocks
         }
@@ -107,14 +97,9 @@ namespace MockDatabricks.Tests.Server
         public async Task CloudFetch_WithoutLz4_ServesPlainArrowStreams()
         {
             var spec = new DatasetSpec { Rows = 9_000, Seed = 8, RowsPerFile = 3_000 };
-            using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=cloudfetch"), new ExecuteOptions { CanDecompressLz4 = false });
+            (QueryOutcome outcome, byte[] file) = await QueryAndDownloadFirstFileAsync(spec, "mode=cloudfetch", new ExecuteOptions { CanDecompressLz4 = false });
 
             Assert.False(outcome.Metadata.Lz4Compressed);
-            Assert.Equal(9_000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
-            byte[] file = await client.DownloadAsync(outcome.Links[0].FileLink);
             Assert.Equal(0xFFFFFFFFu, BitConverter.ToUInt32(file, 0)); // an Arrow IPC stream, not an LZ4 frame
         }
 
@@ -189,5 +174,15 @@ namespace MockDatabricks.Tests.Server
         }
 
         internal static int CountFrames(byte[] file) => Protocol.Lz4FrameLayout.Read(file).Count;
+
+        /// <summary>Runs the query, checks every value against the generator, and downloads the first file as served.</summary>
+        private async Task<(QueryOutcome Outcome, byte[] FirstFile)> QueryAndDownloadFirstFileAsync(DatasetSpec spec, string settings, ExecuteOptions? options = null)
+        {
+            using MockDatabricksClient client = fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, settings), options);
+            Assert.Equal(spec.Rows, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
+            return (outcome, await client.DownloadAsync(outcome.Links[0].FileLink));
+        }
     }
 }
