@@ -14,6 +14,7 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$repo_root/scripts/verify.d/mock-server.sh"
 source "$repo_root/scripts/verify.d/prepare-datasets.sh"
+source "$repo_root/benchmarks/benchmark-mock.sh"
 
 verify_out="" runs=3 rows=11500000
 while [ $# -gt 0 ]; do
@@ -29,17 +30,7 @@ done
 probe_dll="$verify_out/probe/patched/MemoryProbe.dll"
 [ -f "$probe_dll" ] || { echo "run.sh: $probe_dll is missing" >&2; exit 2; }
 quarter=$((rows / 4))
-out="$(mktemp -d)"
-mock_pid=""
-cleanup() {
-    if [ -n "$mock_pid" ]; then kill "$mock_pid" 2>/dev/null || true; fi
-    rm -rf "$out"
-}
-trap cleanup EXIT
-
-mkdir -p "$out/results"
-start_mock_server "$verify_out/mock/MockDatabricks.Server.dll" "$out/mock.log" --cache-mb 4096 \
-    || { echo "run.sh: the mock server did not start" >&2; exit 1; }
+start_benchmark_mock
 log_dir="$out" build_notes="$out/build-notes.json" repo_root="$repo_root"
 "$repo_root/scripts/verify.d/build_notes.py" "$build_notes" init
 mapfile -t statements < <(dotnet "$probe_dll" --workload concurrent --queries 4 --rows "$quarter" --print-statement)

@@ -25,32 +25,13 @@ namespace Lz4Benchmarks
 
         public ReadOnlySpan<byte> Output(int length) => _output.AsSpan(0, length);
 
-        /// <summary>(d): K4os' block codec (the one the driver ships), linked blocks with the preceding output as dictionary.</summary>
-        public int K4os()
-        {
-            int written = 0;
-            foreach ((bool stored, ArraySegment<byte> block) in _input.Blocks)
-            {
-                Span<byte> target = _output.AsSpan(written);
-                if (stored)
-                {
-                    block.AsSpan().CopyTo(target);
-                    written += block.Count;
-                }
-                else if (_input.Options.IndependentBlocks)
-                {
-                    written += Checked(LZ4Codec.Decode(block, target));
-                }
-                else
-                {
-                    // A dictionary that ends where the target starts is K4os' contiguous-prefix fast path.
-                    int dictionary = Math.Min(written, LinkedWindow);
-                    written += Checked(LZ4Codec.Decode(block, target, _output.AsSpan(written - dictionary, dictionary)));
-                }
-            }
-
-            return written;
-        }
+        /// <summary>
+        /// (d): K4os' block codec (the one the driver ships), linked blocks with the preceding output as dictionary (a
+        /// dictionary that ends where the target starts is K4os' contiguous-prefix fast path).
+        /// </summary>
+        public int K4os() => DecodeBlocks(
+            (block, target) => Checked(LZ4Codec.Decode(block, target)),
+            (block, target, dictionary) => Checked(LZ4Codec.Decode(block, target, dictionary)));
 
         /// <summary>(d) + XXH32 of the whole output: the floor for frames with a content checksum, which must be verified.</summary>
         public int K4osWithContentChecksum()
@@ -63,7 +44,16 @@ namespace Lz4Benchmarks
         public uint ContentChecksum { get; private set; }
 
         /// <summary>(d'): Debian's liblz4 through P/Invoke, the native reference.</summary>
-        public int Native()
+        public int Native() => DecodeBlocks(
+            (block, target) => NativeLz4.DecompressBlock(block, target),
+            (block, target, dictionary) => NativeLz4.DecompressBlock(block, target, dictionary));
+
+        private delegate int IndependentBlockDecoder(ReadOnlySpan<byte> block, Span<byte> target);
+
+        private delegate int LinkedBlockDecoder(ReadOnlySpan<byte> block, Span<byte> target, ReadOnlySpan<byte> dictionary);
+
+        /// <summary>Every block of the frame in turn, straight into the output: stored blocks copied, the others decoded.</summary>
+        private int DecodeBlocks(IndependentBlockDecoder independent, LinkedBlockDecoder linked)
         {
             int written = 0;
             foreach ((bool stored, ArraySegment<byte> block) in _input.Blocks)
@@ -76,12 +66,12 @@ namespace Lz4Benchmarks
                 }
                 else if (_input.Options.IndependentBlocks)
                 {
-                    written += NativeLz4.DecompressBlock(block, target);
+                    written += independent(block, target);
                 }
                 else
                 {
                     int dictionary = Math.Min(written, LinkedWindow);
-                    written += NativeLz4.DecompressBlock(block, target, _output.AsSpan(written - dictionary, dictionary));
+                    written += linked(block, target, _output.AsSpan(written - dictionary, dictionary));
                 }
             }
 

@@ -16,6 +16,7 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$repo_root/scripts/verify.d/mock-server.sh"
 source "$repo_root/scripts/verify.d/prepare-datasets.sh"
+source "$repo_root/benchmarks/benchmark-mock.sh"
 
 verify_out="" runs=3 rows=11500000
 declare -a probes=()
@@ -34,17 +35,7 @@ for driver in stock patched; do
     [ -f "$verify_out/probe/$driver/MemoryProbe.dll" ] || { echo "run.sh: $verify_out/probe/$driver/MemoryProbe.dll is missing" >&2; exit 2; }
 done
 probes=("stock=$verify_out/probe/stock" "patched=$verify_out/probe/patched" "${probes[@]}")
-out="$(mktemp -d)"
-mock_pid=""
-cleanup() {
-    if [ -n "$mock_pid" ]; then kill "$mock_pid" 2>/dev/null || true; fi
-    rm -rf "$out"
-}
-trap cleanup EXIT
-
-mkdir -p "$out/results"
-start_mock_server "$verify_out/mock/MockDatabricks.Server.dll" "$out/mock.log" --cache-mb 4096 \
-    || { echo "run.sh: the mock server did not start" >&2; exit 1; }
+start_benchmark_mock
 
 # scripts/verify's preparation: the result is built and cached before any timed run.
 log_dir="$out" build_notes="$out/build-notes.json"

@@ -1,7 +1,3 @@
-using System;
-using Apache.Arrow.Adbc.Drivers.Databricks;
-using Xunit;
-
 namespace DriverOverlay.Tests
 {
     /// <summary>Runs the overlay's frame decoder the simplest way, into a growable GC array.</summary>

@@ -1,9 +1,5 @@
-using System;
 using System.Buffers.Binary;
-using System.Collections.Generic;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Lz4Reference;
-using Xunit;
 
 namespace DriverOverlay.Tests
 {

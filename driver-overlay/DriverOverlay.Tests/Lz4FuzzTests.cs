@@ -1,13 +1,7 @@
-using System;
 using System.Buffers.Binary;
-using System.Collections.Generic;
-using System.IO;
 using System.Linq;
-using System.Threading;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using DriverOverlay.Tests.Memory;
 using Lz4Reference;
-using Xunit;
 
 namespace DriverOverlay.Tests
 {

@@ -1,12 +1,5 @@
-using System;
-using System.Collections.Generic;
 using Apache.Arrow;
-using Apache.Arrow.Adbc;
 using Apache.Arrow.Ipc;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace Harness.Tests
 {
@@ -16,7 +9,7 @@ namespace Harness.Tests
     /// accounting must also come back to zero once everything is disposed.
     /// </summary>
     [Collection(HarnessCollection.Name)]
-    public sealed class DisposalTests
+    public sealed class DisposalTests(HarnessFixture fixture, ITestOutputHelper output)
     {
         private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 12_000, Seed = 61, RowsPerFile = 3_000, RowsPerBatch = 1_000 };
 
@@ -24,15 +17,6 @@ namespace Harness.Tests
         // batch arrives while most files are still downloading or queued.
         private static readonly DatasetSpec s_slowSpec = new DatasetSpec { Rows = 36_000, Seed = 62, RowsPerFile = 3_000, RowsPerBatch = 1_000 };
         private const string SlowCloudFetch = "mode=cloudfetch, faults='throttle bps=150000 times=always'";
-
-        private readonly HarnessFixture _fixture;
-        private readonly ITestOutputHelper _output;
-
-        public DisposalTests(HarnessFixture fixture, ITestOutputHelper output)
-        {
-            _fixture = fixture;
-            _output = output;
-        }
 
         public enum Order
         {
@@ -50,7 +34,7 @@ namespace Harness.Tests
         public void DisposalInAnyOrderIsSafe(Order order)
         {
             using MemoryScopeWatch? watch = DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
-            AdbcDatabase database = watch != null ? watch.Open(() => _fixture.OpenDatabase()) : _fixture.OpenDatabase();
+            AdbcDatabase database = watch != null ? watch.Open(() => fixture.OpenDatabase()) : fixture.OpenDatabase();
             AdbcConnection first = database.Connect(null);
             AdbcConnection second = database.Connect(null);
             DriverQueries.Run(first, s_spec, "mode=cloudfetch").AssertAllRowsCorrect();
@@ -82,7 +66,7 @@ namespace Harness.Tests
                 Bounded.Run(action, Bounded.Dispose, name);
                 if (watch != null)
                 {
-                    _output.WriteLine($"after {name}: {watch.Describe()}");
+                    output.WriteLine($"after {name}: {watch.Describe()}");
                     if (name == "database" && order != Order.ConnectionsBeforeDatabase)
                     {
                         // A connection still holds its lease: the scope stays alive (its readers must keep working).
@@ -116,7 +100,7 @@ namespace Harness.Tests
         public void DisposeWhileDownloadsAreInFlight(InFlight order)
         {
             using MemoryScopeWatch? watch = DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
-            AdbcDatabase database = watch != null ? watch.Open(() => _fixture.OpenDatabase()) : _fixture.OpenDatabase();
+            AdbcDatabase database = watch != null ? watch.Open(() => fixture.OpenDatabase()) : fixture.OpenDatabase();
             AdbcConnection connection = database.Connect(null);
             AdbcStatement statement = connection.CreateStatement();
             statement.SqlQuery = MockSql.Select(s_slowSpec, SlowCloudFetch);
@@ -155,8 +139,8 @@ namespace Harness.Tests
                     return ex;
                 }
             }, Bounded.Query, "reading");
-            _output.WriteLine($"in flight at teardown: {observed.AtTeardown}");
-            _output.WriteLine($"read {verifier.Rows} rows, error: {readError?.GetType().Name}: {readError?.Message}; {string.Join("; ", verifier.Errors)}");
+            output.WriteLine($"in flight at teardown: {observed.AtTeardown}");
+            output.WriteLine($"read {verifier.Rows} rows, error: {readError?.GetType().Name}: {readError?.Message}; {string.Join("; ", verifier.Errors)}");
             Assert.True(observed.TornDown, "the teardown never ran");
             if (order == InFlight.ReaderFirst)
             {
@@ -176,7 +160,7 @@ namespace Harness.Tests
                 {
                     // Recorded, then the accounting is still checked below before the test reports the bug.
                     readerDisposeBug = ex;
-                    _output.WriteLine("reader Dispose threw: " + ex);
+                    output.WriteLine("reader Dispose threw: " + ex);
                 }
 
                 Bounded.Run(statement.Dispose, Bounded.Dispose, "statement dispose");
@@ -185,7 +169,7 @@ namespace Harness.Tests
             watch?.AssertReleasedAndEmpty();
             if (watch != null)
             {
-                _output.WriteLine("after: " + watch.Describe());
+                output.WriteLine("after: " + watch.Describe());
             }
 
             KnownDriverBugs.SkipIf(readerDisposeBug != null, KnownDriverBugs.ReaderDisposeAfterConnectionDispose);

@@ -1,7 +1,4 @@
-using System;
 using System.IO;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace Harness.Tests
 {

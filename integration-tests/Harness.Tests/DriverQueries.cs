@@ -1,10 +1,3 @@
-using System;
-using System.Collections.Generic;
-using Apache.Arrow.Adbc;
-using Harness.Support;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-
 namespace Harness.Tests
 {
     /// <summary>Runs statements of the mock's grammar through the public ADBC API and checks the rows.</summary>

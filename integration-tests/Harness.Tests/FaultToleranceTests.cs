@@ -1,13 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
-using System.Threading.Tasks;
-using Apache.Arrow.Adbc;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
-using Xunit.Abstractions;
-
 namespace Harness.Tests
 {
     /// <summary>
@@ -15,19 +5,10 @@ namespace Harness.Tests
     /// must end in every row correct, an unrecoverable one in an error; never in wrong or missing rows.
     /// </summary>
     [Collection(HarnessCollection.Name)]
-    public sealed class FaultToleranceTests
+    public sealed class FaultToleranceTests(HarnessFixture fixture, ITestOutputHelper output)
     {
         // Four files of 2,500 rows: fault selectors (files=1,3) hit files in the middle of the result.
         private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 10_000, Seed = 41, RowsPerFile = 2_500, RowsPerBatch = 1_000 };
-
-        private readonly HarnessFixture _fixture;
-        private readonly ITestOutputHelper _output;
-
-        public FaultToleranceTests(HarnessFixture fixture, ITestOutputHelper output)
-        {
-            _fixture = fixture;
-            _output = output;
-        }
 
         [Theory]
         [InlineData("expired")]
@@ -83,7 +64,7 @@ namespace Harness.Tests
             List<JournalEntry> journal = await RunWithFaultAsync(fault, "final");
             Exception error = Run(journal).AssertFailed();
             string messages = AllMessages(error);
-            _output.WriteLine(messages);
+            output.WriteLine(messages);
 
             // "Clear" = the reader fails (no partial result passed off as complete) after the configured number of
             // attempts (adbc.databricks.cloudfetch.max_retries, default 3), and says why. Driver behaviour (tag 21,
@@ -104,9 +85,7 @@ namespace Harness.Tests
         [InlineData("reset at=0.9 files=0")]
         public async Task BrokenBodyOnceIsRetriedOrFails(string fault)
         {
-            List<JournalEntry> journal = await RunWithFaultAsync(fault, "body-once");
-            QueryOutcome outcome = Run(journal);
-            _output.WriteLine(outcome.Describe());
+            QueryOutcome outcome = await RunDescribedAsync(fault, "body-once");
             outcome.AssertCorrectOrFailed();
         }
 
@@ -115,9 +94,7 @@ namespace Harness.Tests
         [InlineData("reset files=2 times=always")]
         public async Task BrokenBodyAlwaysFails(string fault)
         {
-            List<JournalEntry> journal = await RunWithFaultAsync(fault, "body-always");
-            QueryOutcome outcome = Run(journal);
-            _output.WriteLine(outcome.Describe());
+            QueryOutcome outcome = await RunDescribedAsync(fault, "body-always");
             outcome.AssertFailed();
         }
 
@@ -127,9 +104,7 @@ namespace Harness.Tests
         [InlineData("corrupt_lz4 mode=checksum files=0", "lz4_block_checksum=true, lz4_content_checksum=true")]
         public async Task CorruptLz4IsAnErrorNotWrongRows(string fault, string? encoding)
         {
-            List<JournalEntry> journal = await RunWithFaultAsync(fault, "corrupt", encoding);
-            QueryOutcome outcome = Run(journal);
-            _output.WriteLine(outcome.Describe());
+            QueryOutcome outcome = await RunDescribedAsync(fault, "corrupt", encoding);
             outcome.AssertFailed();
         }
 
@@ -141,10 +116,10 @@ namespace Harness.Tests
             AdbcException error = Assert.Throws<AdbcException>(() =>
                 Bounded.Run(() =>
                 {
-                    using AdbcDatabase database = _fixture.OpenDatabase(token: "not-the-token");
+                    using AdbcDatabase database = fixture.OpenDatabase(token: "not-the-token");
                     using AdbcConnection connection = database.Connect(null);
                 }, Bounded.Query, "connect with a wrong token"));
-            _output.WriteLine(AllMessages(error));
+            output.WriteLine(AllMessages(error));
             Assert.Equal(AdbcStatusCode.Unauthorized, error.Status);
             Assert.StartsWith(
                 "Couldn't connect to server: System.Net.Http.HttpRequestException: Response status code does not indicate success: 401 (Unauthorized).",
@@ -171,9 +146,7 @@ namespace Harness.Tests
         {
             // A FetchResults answered with TStatus ERROR (HTTP 200). With links_per_fetch=1 the first links come with
             // direct results and the error hits the second page, mid-result.
-            List<JournalEntry> journal = await RunWithFaultAsync("rpc_error method=FetchResults message=fetch_broke", "fetch-error", extra);
-            QueryOutcome outcome = Run(journal);
-            _output.WriteLine(outcome.Describe());
+            QueryOutcome outcome = await RunDescribedAsync("rpc_error method=FetchResults message=fetch_broke", "fetch-error", extra);
             KnownDriverBugs.SkipIfSilentlyShort(outcome,
                 "neither the CloudFetch result fetcher (CloudFetchResultFetcher.FetchNextResultBatchAsync) nor the inline reader " +
                 "(DatabricksReader.ReadNextRecordBatchAsync) of tag 21 checks TFetchResultsResp.Status, so a FetchResults answered " +
@@ -188,13 +161,13 @@ namespace Harness.Tests
 
             async Task<List<JournalEntry>> RunAsync()
             {
-                await _fixture.Admin.ClearJournalAsync();
+                await fixture.Admin.ClearJournalAsync();
                 string options = $"mode=cloudfetch, tag={tag}, faults='{fault}'" + (extra == null ? string.Empty : ", " + extra);
-                _lastOutcome = DriverQueries.RunOnce(_fixture, s_spec, options);
-                List<JournalEntry> journal = await _fixture.Admin.JournalAsync();
+                _lastOutcome = DriverQueries.RunOnce(fixture, s_spec, options);
+                List<JournalEntry> journal = await fixture.Admin.JournalAsync();
                 foreach (JournalEntry e in journal.Where(e => e.Kind != "rpc" || e.Method != "GetOperationStatus"))
                 {
-                    _output.WriteLine($"{e.Kind} {e.Method} offset={e.StartRowOffset} maxRows={e.MaxRows} file={e.File} {e.Status} {e.Outcome} {e.Detail}");
+                    output.WriteLine($"{e.Kind} {e.Method} offset={e.StartRowOffset} maxRows={e.MaxRows} file={e.File} {e.Status} {e.Outcome} {e.Detail}");
                 }
 
                 return journal;
@@ -202,6 +175,14 @@ namespace Harness.Tests
         }
 
         private QueryOutcome? _lastOutcome;
+
+        /// <summary>Runs the query under <paramref name="fault"/> and writes what it got to the test output.</summary>
+        private async Task<QueryOutcome> RunDescribedAsync(string fault, string tag, string? extra = null)
+        {
+            QueryOutcome outcome = Run(await RunWithFaultAsync(fault, tag, extra));
+            output.WriteLine(outcome.Describe());
+            return outcome;
+        }
 
         private QueryOutcome Run(List<JournalEntry> journal) => _lastOutcome ?? throw new InvalidOperationException("no query ran");
 

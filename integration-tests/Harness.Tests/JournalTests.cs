@@ -1,11 +1,3 @@
-using System.Collections.Generic;
-using System.Linq;
-using System.Threading.Tasks;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
-using Xunit.Abstractions;
-
 namespace Harness.Tests
 {
     /// <summary>
@@ -14,17 +6,8 @@ namespace Harness.Tests
     /// results vs polling, paging with startRowOffset) and that the driver closes what it opens.
     /// </summary>
     [Collection(HarnessCollection.Name)]
-    public sealed class JournalTests
+    public sealed class JournalTests(HarnessFixture fixture, ITestOutputHelper output)
     {
-        private readonly HarnessFixture _fixture;
-        private readonly ITestOutputHelper _output;
-
-        public JournalTests(HarnessFixture fixture, ITestOutputHelper output)
-        {
-            _fixture = fixture;
-            _output = output;
-        }
-
         [Fact]
         public async Task InlineWithDirectResultsIsOneRoundTrip()
         {
@@ -90,12 +73,12 @@ namespace Harness.Tests
         private async Task<List<JournalEntry>> RunAndReadJournalAsync(DatasetSpec spec, string options)
         {
             // Tests run one at a time (AssemblyInfo), so after clearing, the journal holds only this test's calls.
-            await _fixture.Admin.ClearJournalAsync();
-            DriverQueries.RunOnce(_fixture, spec, options).AssertAllRowsCorrect();
-            List<JournalEntry> journal = await _fixture.Admin.JournalAsync();
+            await fixture.Admin.ClearJournalAsync();
+            DriverQueries.RunOnce(fixture, spec, options).AssertAllRowsCorrect();
+            List<JournalEntry> journal = await fixture.Admin.JournalAsync();
             foreach (JournalEntry e in journal)
             {
-                _output.WriteLine($"{e.Kind} {e.Method} offset={e.StartRowOffset} maxRows={e.MaxRows} file={e.File} {e.Status} {e.Outcome} {e.Detail}");
+                output.WriteLine($"{e.Kind} {e.Method} offset={e.StartRowOffset} maxRows={e.MaxRows} file={e.File} {e.Status} {e.Outcome} {e.Detail}");
             }
 
             return journal;

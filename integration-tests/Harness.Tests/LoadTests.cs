@@ -1,12 +1,4 @@
-using System;
-using System.Collections.Generic;
 using System.Globalization;
-using System.Linq;
-using System.Threading.Tasks;
-using Apache.Arrow.Adbc;
-using MockDatabricks.Protocol.Data;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace Harness.Tests
 {
@@ -17,7 +9,7 @@ namespace Harness.Tests
     /// queries, retained pool bytes within the configured caps and not growing after warm-up, zero after dispose.
     /// </summary>
     [Collection(HarnessCollection.Name)]
-    public sealed class LoadTests
+    public sealed class LoadTests(HarnessFixture fixture, ITestOutputHelper output)
     {
         private const int MiB = 1024 * 1024;
 
@@ -29,20 +21,11 @@ namespace Harness.Tests
 
         private const long BufferPoolCap = 8L * MiB;
 
-        private readonly HarnessFixture _fixture;
-        private readonly ITestOutputHelper _output;
-
-        public LoadTests(HarnessFixture fixture, ITestOutputHelper output)
-        {
-            _fixture = fixture;
-            _output = output;
-        }
-
         [Fact]
         public async Task FourConnectionsQueryInParallel()
         {
             using MemoryScopeWatch? watch = DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
-            using (AdbcDatabase database = watch != null ? watch.Open(() => _fixture.OpenDatabase()) : _fixture.OpenDatabase())
+            using (AdbcDatabase database = watch != null ? watch.Open(() => fixture.OpenDatabase()) : fixture.OpenDatabase())
             {
                 IReadOnlyCollection<int> known = watch?.AllScopes ?? Array.Empty<int>();
                 AdbcConnection[] connections = Enumerable.Range(0, 4).Select(_ => database.Connect(null)).ToArray();
@@ -70,7 +53,7 @@ namespace Harness.Tests
 
                 if (watch != null)
                 {
-                    _output.WriteLine(watch.Describe());
+                    output.WriteLine(watch.Describe());
                     Assert.Empty(watch.ScopesSince(known));
                     Assert.Equal(0, watch.InUse);
                 }
@@ -87,7 +70,7 @@ namespace Harness.Tests
             const int warmupQueries = 60;
             using MemoryScopeWatch? watch = DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
             var checkpoints = new List<(int Query, long BufferPool, long Allocated, long Rented)>();
-            using (AdbcDatabase database = watch != null ? watch.Open(() => _fixture.OpenDatabase(s_cappedPools)) : _fixture.OpenDatabase(s_cappedPools))
+            using (AdbcDatabase database = watch != null ? watch.Open(() => fixture.OpenDatabase(s_cappedPools)) : fixture.OpenDatabase(s_cappedPools))
             using (AdbcConnection first = database.Connect(null))
             using (AdbcConnection second = database.Connect(null))
             {
@@ -117,7 +100,7 @@ namespace Harness.Tests
 
             foreach (var c in checkpoints)
             {
-                _output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                output.WriteLine(string.Create(CultureInfo.InvariantCulture,
                     $"after {c.Query,3} queries: retained lz4_buffers {c.BufferPool,9}, allocated {c.Allocated,11}, rented {c.Rented,12}"));
             }
 
@@ -138,7 +121,7 @@ namespace Harness.Tests
             var last = checkpoints[^1];
             long rentedAfterWarmup = last.Rented - atWarmup.Rented;
             long allocatedAfterWarmup = last.Allocated - atWarmup.Allocated;
-            _output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"after warm-up: rented {rentedAfterWarmup} bytes, newly allocated {allocatedAfterWarmup} bytes"));
             Assert.True(rentedAfterWarmup > 0, "nothing rented after warm-up");
             Assert.True(allocatedAfterWarmup <= rentedAfterWarmup / 10,

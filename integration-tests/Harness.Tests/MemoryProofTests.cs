@@ -1,12 +1,5 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
 using System.Runtime;
 using System.Runtime.CompilerServices;
-using Apache.Arrow.Adbc;
-using MockDatabricks.Protocol.Data;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace Harness.Tests
 {
@@ -17,30 +10,21 @@ namespace Harness.Tests
     /// Skipped against a stock driver, which has neither a scope nor a meter.
     /// </summary>
     [Collection(HarnessCollection.Name)]
-    public sealed class MemoryProofTests
+    public sealed class MemoryProofTests(HarnessFixture fixture, ITestOutputHelper output)
     {
         // CloudFetch with LZ4, six files: enough for the LZ4 buffer pool and the stream pool to keep free memory.
         private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 30_000, Seed = 51, RowsPerFile = 5_000, RowsPerBatch = 2_500 };
         private const string CloudFetch = "mode=cloudfetch";
-
-        private readonly HarnessFixture _fixture;
-        private readonly ITestOutputHelper _output;
-
-        public MemoryProofTests(HarnessFixture fixture, ITestOutputHelper output)
-        {
-            _fixture = fixture;
-            _output = output;
-        }
 
         [SkippableFact]
         public void DisposedDatabaseReleasesItsScopeAndItsPooledArraysAreCollectable()
         {
             Skip.IfNot(DriverUnderTest.IsPatched, DriverUnderTest.NotPatchedReason);
             using var watch = new MemoryScopeWatch();
-            AdbcDatabase database = watch.Open(() => _fixture.OpenDatabase());
+            AdbcDatabase database = watch.Open(() => fixture.OpenDatabase());
 
             List<WeakReference> pooledArrays = QueryOnTwoConnectionsThenLookIntoThePools(database, watch, out long reachableBytes);
-            _output.WriteLine($"before dispose: {watch.Describe()}; {pooledArrays.Count} large arrays ({reachableBytes} bytes) reachable from the database");
+            output.WriteLine($"before dispose: {watch.Describe()}; {pooledArrays.Count} large arrays ({reachableBytes} bytes) reachable from the database");
 
             // Not vacuous: the pools did keep memory, and that memory hangs off the database object.
             Assert.True(watch.Sum(MemoryScopeWatch.Rented) > 0, "the scope's pools were never used: " + watch.Describe());
@@ -72,7 +56,7 @@ namespace Harness.Tests
         {
             Skip.IfNot(DriverUnderTest.IsPatched, DriverUnderTest.NotPatchedReason);
             using var watch = new MemoryScopeWatch();
-            using (AdbcDatabase database = watch.Open(() => _fixture.OpenDatabase()))
+            using (AdbcDatabase database = watch.Open(() => fixture.OpenDatabase()))
             {
                 IReadOnlyCollection<int> known = watch.AllScopes;
                 using AdbcConnection first = database.Connect(null);
@@ -89,7 +73,7 @@ namespace Harness.Tests
                 Assert.Contains(watch.ScopeId, watch.AllScopes);
                 Assert.True(watch.Sum(MemoryScopeWatch.Rented) > 0, watch.Describe());
                 Assert.Equal(0, watch.InUse);
-                _output.WriteLine(watch.Describe());
+                output.WriteLine(watch.Describe());
             }
 
             watch.AssertReleasedAndEmpty();

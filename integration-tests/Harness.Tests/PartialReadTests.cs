@@ -1,12 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
-using Apache.Arrow.Adbc;
 using Apache.Arrow.Ipc;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
-using Xunit.Abstractions;
 
 namespace Harness.Tests
 {
@@ -18,7 +10,7 @@ namespace Harness.Tests
     /// no scope to ask, and it lets in-flight downloads run on (verify's partial-read scenario measures it).
     /// </summary>
     [Collection(HarnessCollection.Name)]
-    public sealed class PartialReadTests
+    public sealed class PartialReadTests(HarnessFixture fixture, ITestOutputHelper output)
     {
         // Twenty small files; with prefetch_count=1 the result queue holds two, so the pipeline fills up early.
         private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 40_000, Seed = 71, RowsPerFile = 2_000, RowsPerBatch = 1_000 };
@@ -26,22 +18,13 @@ namespace Harness.Tests
         // Twelve files sent at 150 KB/s each (about 0.8 s per file): the first batch arrives while files are downloading.
         private static readonly DatasetSpec s_slowSpec = new DatasetSpec { Rows = 36_000, Seed = 72, RowsPerFile = 3_000, RowsPerBatch = 1_000 };
 
-        private readonly HarnessFixture _fixture;
-        private readonly ITestOutputHelper _output;
-
-        public PartialReadTests(HarnessFixture fixture, ITestOutputHelper output)
-        {
-            _fixture = fixture;
-            _output = output;
-        }
-
         [SkippableFact]
         public void AReaderDisposedWithItsPipelineFullGivesEveryBufferBackBeforeDisposeReturns()
         {
             Skip.IfNot(DriverUnderTest.IsPatched, DriverUnderTest.NotPatchedReason);
             string tag = NewTag();
             using var watch = new MemoryScopeWatch();
-            using AdbcDatabase database = watch.Open(() => _fixture.OpenDatabase(new Dictionary<string, string> { ["adbc.databricks.cloudfetch.prefetch_count"] = "1" }));
+            using AdbcDatabase database = watch.Open(() => fixture.OpenDatabase(new Dictionary<string, string> { ["adbc.databricks.cloudfetch.prefetch_count"] = "1" }));
             using AdbcConnection connection = database.Connect(null);
             using AdbcStatement statement = connection.CreateStatement();
             IArrowArrayStream reader = ReadFirstBatch(statement, s_spec, $"mode=cloudfetch, tag={tag}");
@@ -49,7 +32,7 @@ namespace Harness.Tests
             // The downloader fills the result queue and then holds one more downloaded file, waiting for room: the file a
             // stop used to leave undisposed. Downloads stop once that is so.
             int downloaded = WaitUntilDownloadsStop(tag);
-            _output.WriteLine($"{downloaded} files downloaded before the dispose; {watch.Describe()}");
+            output.WriteLine($"{downloaded} files downloaded before the dispose; {watch.Describe()}");
             Assert.True(downloaded >= 4 && downloaded < 20, $"{downloaded} files downloaded: the pipeline did not stop on a full queue");
 
             Bounded.Run(reader.Dispose, Bounded.Dispose, "reader dispose");
@@ -65,7 +48,7 @@ namespace Harness.Tests
             Skip.IfNot(DriverUnderTest.IsPatched, DriverUnderTest.NotPatchedReason);
             string tag = NewTag();
             using var watch = new MemoryScopeWatch();
-            using AdbcDatabase database = watch.Open(() => _fixture.OpenDatabase());
+            using AdbcDatabase database = watch.Open(() => fixture.OpenDatabase());
             using AdbcConnection connection = database.Connect(null);
             using AdbcStatement statement = connection.CreateStatement();
             IArrowArrayStream reader = ReadFirstBatch(statement, s_slowSpec, $"mode=cloudfetch, tag={tag}, faults='throttle bps=150000 times=always'");
@@ -82,7 +65,7 @@ namespace Harness.Tests
             Assert.True(Bounded.WaitUntil(() => Downloads(tag).All(d => d.Transfer?.State != "sending"), TimeSpan.FromSeconds(30)),
                 "a transfer was still being sent 30 s after the dispose");
             List<JournalEntry> later = Downloads(tag);
-            _output.WriteLine(string.Join("; ", later.Select(d => $"file {d.File}: {d.Transfer?.State} {d.Transfer?.BytesSent}/{d.Transfer?.BytesTotal}")));
+            output.WriteLine(string.Join("; ", later.Select(d => $"file {d.File}: {d.Transfer?.State} {d.Transfer?.BytesSent}/{d.Transfer?.BytesTotal}")));
             Assert.Equal(afterDispose.Select(d => d.Seq), later.Select(d => d.Seq));
             Assert.Contains(atDispose, d => d.Transfer?.State == "sending");
         }
@@ -100,7 +83,7 @@ namespace Harness.Tests
             return reader;
         }
 
-        private List<JournalEntry> Downloads(string tag) => _fixture.Admin.JournalAsync(tag: tag, kind: "download").GetAwaiter().GetResult();
+        private List<JournalEntry> Downloads(string tag) => fixture.Admin.JournalAsync(tag: tag, kind: "download").GetAwaiter().GetResult();
 
         /// <summary>Waits (bounded) until every download of the query has been sent and none has started for half a second.</summary>
         private int WaitUntilDownloadsStop(string tag)

@@ -1,12 +1,4 @@
-using System;
-using System.Collections.Generic;
 using Apache.Arrow;
-using Apache.Arrow.Adbc;
-using Harness.Support;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
-using Xunit.Abstractions;
 using MetricNames = Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
 
 namespace Harness.Tests
@@ -19,7 +11,7 @@ namespace Harness.Tests
     /// batch is checked against the generator again after each later batch is read.
     /// </summary>
     [Collection(HarnessCollection.Name)]
-    public sealed class PoisonedBatchTests
+    public sealed class PoisonedBatchTests(HarnessFixture fixture, ITestOutputHelper output)
     {
         private const string PoisonKey = "adbc.databricks.memory.poison_returned_arrays";
         private const string BatchPool = MetricNames.ArrowBatchesPool;
@@ -31,15 +23,6 @@ namespace Harness.Tests
         /// <summary>Batches held alive at once: older ones are disposed (and poisoned) as newer ones arrive.</summary>
         private const int Window = 3;
 
-        private readonly HarnessFixture _fixture;
-        private readonly ITestOutputHelper _output;
-
-        public PoisonedBatchTests(HarnessFixture fixture, ITestOutputHelper output)
-        {
-            _fixture = fixture;
-            _output = output;
-        }
-
         [SkippableFact]
         public void WithPoisonedReturnsEveryLiveBatchShowsOnlyItsOwnValues()
         {
@@ -49,7 +32,7 @@ namespace Harness.Tests
             long rows = 0, batches = 0;
             var errors = new List<string>();
 
-            using (AdbcDatabase database = watch.Open(() => _fixture.OpenDatabase(new Dictionary<string, string> { [PoisonKey] = "true" })))
+            using (AdbcDatabase database = watch.Open(() => fixture.OpenDatabase(new Dictionary<string, string> { [PoisonKey] = "true" })))
             using (AdbcConnection connection = database.Connect(null))
             using (AdbcStatement statement = connection.CreateStatement())
             {
@@ -86,7 +69,7 @@ namespace Harness.Tests
                 }
             }
 
-            _output.WriteLine($"{batches} batches, {rows} rows; {watch.Describe()}; batch pool returned {watch.Sum(Returned, BatchPool)} bytes");
+            output.WriteLine($"{batches} batches, {rows} rows; {watch.Describe()}; batch pool returned {watch.Sum(Returned, BatchPool)} bytes");
             Assert.True(errors.Count == 0, $"{errors.Count} wrong values, first: {string.Join("; ", errors.GetRange(0, Math.Min(5, errors.Count)))}");
             Assert.Equal(s_spec.Rows, rows);
 

@@ -1,7 +1,3 @@
-using System;
-using System.Collections.Generic;
-using Xunit;
-
 namespace Harness.Tests
 {
     /// <summary>What one query through the driver produced: the verified rows, any wrong value, and the error if it failed.</summary>

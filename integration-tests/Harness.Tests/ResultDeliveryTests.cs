@@ -1,7 +1,3 @@
-using Apache.Arrow.Adbc;
-using MockDatabricks.Protocol.Data;
-using Xunit;
-
 namespace Harness.Tests
 {
     /// <summary>
@@ -10,15 +6,8 @@ namespace Harness.Tests
     /// direct results. Every value of every row is checked against the data set generator.
     /// </summary>
     [Collection(HarnessCollection.Name)]
-    public sealed class ResultDeliveryTests
+    public sealed class ResultDeliveryTests(HarnessFixture fixture)
     {
-        private readonly HarnessFixture _fixture;
-
-        public ResultDeliveryTests(HarnessFixture fixture)
-        {
-            _fixture = fixture;
-        }
-
         [Theory]
         [InlineData(1, null)]
         [InlineData(100, null)]
@@ -27,14 +16,14 @@ namespace Harness.Tests
         public void InlineResultsAreComplete(long rows, string? options)
         {
             var spec = new DatasetSpec { Rows = rows, Seed = 11, RowsPerBatch = 700 };
-            DriverQueries.RunOnce(_fixture, spec, "mode=inline" + (options == null ? string.Empty : ", " + options)).AssertAllRowsCorrect();
+            DriverQueries.RunOnce(fixture, spec, "mode=inline" + (options == null ? string.Empty : ", " + options)).AssertAllRowsCorrect();
         }
 
         [Fact]
         public void EmptyResultIsEmpty()
         {
             var spec = new DatasetSpec { Rows = 0, Seed = 12 };
-            DriverQueries.RunOnce(_fixture, spec, "mode=inline").AssertCorrectOrFailed();
+            DriverQueries.RunOnce(fixture, spec, "mode=inline").AssertCorrectOrFailed();
         }
 
         [Theory]
@@ -46,7 +35,7 @@ namespace Harness.Tests
             // 24 files of 2,000 rows: more files than the driver downloads in parallel or prefetches, so the
             // pipeline's queueing, ordering and link fetching across several FetchResults calls all matter.
             var spec = new DatasetSpec { Rows = 48_000, Seed = 13, Profile = profile, RowsPerFile = 2_000, RowsPerBatch = 1_000 };
-            DriverQueries.RunOnce(_fixture, spec, "mode=cloudfetch, links_per_fetch=5").AssertAllRowsCorrect();
+            DriverQueries.RunOnce(fixture, spec, "mode=cloudfetch, links_per_fetch=5").AssertAllRowsCorrect();
         }
 
         [Theory]
@@ -58,7 +47,7 @@ namespace Harness.Tests
         public void CloudFetchFileEncodings(string encoding)
         {
             var spec = new DatasetSpec { Rows = 20_000, Seed = 14, RowsPerFile = 5_000, RowsPerBatch = 1_500 };
-            DriverQueries.RunOnce(_fixture, spec, "mode=cloudfetch, " + encoding).AssertAllRowsCorrect();
+            DriverQueries.RunOnce(fixture, spec, "mode=cloudfetch, " + encoding).AssertAllRowsCorrect();
         }
 
         [Theory]
@@ -67,7 +56,7 @@ namespace Harness.Tests
         public void WithoutDirectResultsTheDriverPollsAndFetches(string options)
         {
             var spec = new DatasetSpec { Rows = 9_000, Seed = 15, RowsPerFile = 2_000, RowsPerBatch = 900 };
-            DriverQueries.RunOnce(_fixture, spec, options + ", direct=false, running_polls=3").AssertAllRowsCorrect();
+            DriverQueries.RunOnce(fixture, spec, options + ", direct=false, running_polls=3").AssertAllRowsCorrect();
         }
 
         [Fact]
@@ -76,13 +65,13 @@ namespace Harness.Tests
             // The biggest scenario of the suite (about 30 MB of Arrow in two default-size files): every 7th row and
             // every batch's last row are checked, which still catches a lost, repeated or reordered batch.
             var spec = new DatasetSpec { Rows = 300_000, Seed = 16 };
-            DriverQueries.RunOnce(_fixture, spec, "mode=cloudfetch", sampleEvery: 7).AssertAllRowsCorrect();
+            DriverQueries.RunOnce(fixture, spec, "mode=cloudfetch", sampleEvery: 7).AssertAllRowsCorrect();
         }
 
         [Fact]
         public void SeveralStatementsOnOneConnection()
         {
-            using AdbcDatabase database = _fixture.OpenDatabase();
+            using AdbcDatabase database = fixture.OpenDatabase();
             using AdbcConnection connection = database.Connect(null);
             for (int i = 0; i < 4; i++)
             {

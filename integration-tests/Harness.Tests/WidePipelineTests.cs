@@ -1,10 +1,3 @@
-using System;
-using System.Collections.Generic;
-using Apache.Arrow.Adbc;
-using MockDatabricks.Protocol.Data;
-using Xunit;
-using Xunit.Abstractions;
-
 namespace Harness.Tests
 {
     /// <summary>
@@ -14,7 +7,7 @@ namespace Harness.Tests
     /// waited, and the query hung; the series backports upstream's fix (#3756, tag 22: the budget taken in file order).
     /// </summary>
     [Collection(HarnessCollection.Name)]
-    public sealed class WidePipelineTests
+    public sealed class WidePipelineTests(HarnessFixture fixture, ITestOutputHelper output)
     {
         // Forty files of about 130 KB compressed against a 1 MB budget: sixteen parallel downloads need about twice it.
         private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 120_000, Seed = 81, RowsPerFile = 3_000, RowsPerBatch = 1_000 };
@@ -29,19 +22,10 @@ namespace Harness.Tests
         // A hang is what this test looks for; a read of these 40 small files takes well under a second.
         private static readonly TimeSpan HangBound = TimeSpan.FromSeconds(30);
 
-        private readonly HarnessFixture _fixture;
-        private readonly ITestOutputHelper _output;
-
-        public WidePipelineTests(HarnessFixture fixture, ITestOutputHelper output)
-        {
-            _fixture = fixture;
-            _output = output;
-        }
-
         [SkippableFact]
         public void SixteenParallelDownloadsThatDoNotFitTheBudgetStillReadEveryRow()
         {
-            AdbcDatabase database = _fixture.OpenDatabase(s_wide);
+            AdbcDatabase database = fixture.OpenDatabase(s_wide);
             AdbcConnection connection = database.Connect(null);
             QueryOutcome outcome;
             try
@@ -51,7 +35,7 @@ namespace Harness.Tests
             catch (TimeoutException hang) when (!DriverUnderTest.IsPatched)
             {
                 // Left hanging: its reader cannot be disposed while the test's thread is blocked in it.
-                _output.WriteLine(hang.Message);
+                output.WriteLine(hang.Message);
                 Skip.If(!KnownDriverBugs.Strict, "stock driver at tag 21: the parallel downloads took the download budget in no order and the " +
                     "query hung (upstream fixed it in tag 22, #3756; the series backports the fix to tag 21)");
                 throw;

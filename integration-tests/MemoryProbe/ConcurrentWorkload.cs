@@ -1,11 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
 using System.Runtime.CompilerServices;
-using System.Threading;
-using System.Threading.Tasks;
-using Apache.Arrow.Adbc;
-using Harness.Support;
 
 namespace MemoryProbe
 {
@@ -17,18 +10,11 @@ namespace MemoryProbe
     /// threads would slow the drivers' own asynchronous pipelines and measure itself. With --queries 1 this is the
     /// one-query baseline the concurrent runs are compared with.
     /// </summary>
-    internal sealed class ConcurrentWorkload : IHostWorkload
+    internal sealed class ConcurrentWorkload(ProbeOptions options) : IHostWorkload
     {
-        private readonly ProbeOptions _options;
+        public IEnumerable<string> Statements => Enumerable.Range(0, options.Queries).Select(q => ProbeOptions.Statement(options.Rows, HostWorkload.SeedOf(options, q)));
 
-        public ConcurrentWorkload(ProbeOptions options)
-        {
-            _options = options;
-        }
-
-        public IEnumerable<string> Statements => Enumerable.Range(0, _options.Queries).Select(q => ProbeOptions.Statement(_options.Rows, HostWorkload.SeedOf(_options, q)));
-
-        public long ExpectedRows => _options.Rows * _options.Queries;
+        public long ExpectedRows => options.Rows * options.Queries;
 
         public Task<WorkloadRun> RunAsync(OverlayMetricsListener overlay)
         {
@@ -36,11 +22,11 @@ namespace MemoryProbe
             (long rows, long values, List<string> errors) = WorkloadQuery.Totals(queries);
             var details = new Dictionary<string, object?>
             {
-                ["queries"] = _options.Queries,
-                ["databases"] = _options.Databases,
+                ["queries"] = options.Queries,
+                ["databases"] = options.Databases,
                 ["perQuery"] = queries.Select(q => new { seed = q.Seed, rows = q.Rows, seconds = q.Seconds, errors = q.Errors.Count }),
             };
-            string summary = $"{_options.Queries} quer{(_options.Queries == 1 ? "y" : "ies")} at once on {_options.Databases} database(s), " +
+            string summary = $"{options.Queries} quer{(options.Queries == 1 ? "y" : "ies")} at once on {options.Databases} database(s), " +
                 $"slowest {queries.Max(q => q.Seconds):F2} s";
             return Task.FromResult(new WorkloadRun(rows, values, errors, details, summary));
         }
@@ -51,17 +37,17 @@ namespace MemoryProbe
             var databases = new List<AdbcDatabase>();
             try
             {
-                for (int d = 0; d < _options.Databases; d++)
+                for (int d = 0; d < options.Databases; d++)
                 {
-                    databases.Add(ProbeDriver.Open(_options));
+                    databases.Add(ProbeDriver.Open(options));
                 }
 
-                var queries = new WorkloadQuery[_options.Queries];
-                using var start = new Barrier(_options.Queries);
-                Thread[] threads = Enumerable.Range(0, _options.Queries).Select(q => new Thread(() =>
+                var queries = new WorkloadQuery[options.Queries];
+                using var start = new Barrier(options.Queries);
+                Thread[] threads = Enumerable.Range(0, options.Queries).Select(q => new Thread(() =>
                 {
                     start.SignalAndWait();
-                    queries[q] = WorkloadQuery.Run(databases[q % databases.Count], _options, HostWorkload.SeedOf(_options, q));
+                    queries[q] = WorkloadQuery.Run(databases[q % databases.Count], options, HostWorkload.SeedOf(options, q));
                 })
                 { Name = $"query {q}" }).ToArray();
                 foreach (Thread thread in threads)

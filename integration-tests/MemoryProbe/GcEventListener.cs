@@ -1,7 +1,4 @@
-using System;
-using System.Collections.Generic;
 using System.Diagnostics.Tracing;
-using System.Threading;
 
 namespace MemoryProbe
 {

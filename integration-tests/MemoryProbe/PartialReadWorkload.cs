@@ -1,12 +1,6 @@
-using System;
-using System.Collections.Generic;
 using System.Diagnostics;
-using System.Linq;
 using System.Runtime.CompilerServices;
-using System.Threading;
-using System.Threading.Tasks;
-using Apache.Arrow.Adbc;
-using Harness.Support;
+using MockDatabricks.Protocol.Admin;
 using MockDatabricks.Protocol.Data;
 using MockDatabricks.Testing;
 
@@ -20,27 +14,20 @@ namespace MemoryProbe
     /// driver does after its Dispose returned comes from the mock's journal (each download's transfer, live): downloads
     /// started after the dispose and bytes sent after it, up to <see cref="Settle"/> later.
     /// </summary>
-    internal sealed class PartialReadWorkload : IHostWorkload
+    internal sealed class PartialReadWorkload(ProbeOptions options) : IHostWorkload
     {
         /// <summary>How long after the dispose the journal is watched for downloads the driver still makes.</summary>
         private static readonly TimeSpan Settle = TimeSpan.FromSeconds(2);
 
-        private readonly ProbeOptions _options;
-
-        public PartialReadWorkload(ProbeOptions options)
-        {
-            _options = options;
-        }
-
-        public IEnumerable<string> Statements => new[] { ProbeOptions.Statement(_options.Rows, _options.Seed) };
+        public IEnumerable<string> Statements => new[] { ProbeOptions.Statement(options.Rows, options.Seed) };
 
         /// <summary>The first batch; its size is the mock's batch size (or the whole result when smaller).</summary>
-        public long ExpectedRows => Math.Min(_options.Rows, new DatasetSpec().RowsPerBatch);
+        public long ExpectedRows => Math.Min(options.Rows, new DatasetSpec().RowsPerBatch);
 
         public async Task<WorkloadRun> RunAsync(OverlayMetricsListener overlay)
         {
             string tag = "probe-partial-" + Guid.NewGuid().ToString("N");
-            using var admin = new AdminClient(_options.MockUrl);
+            using var admin = new AdminClient(options.MockUrl);
             Disposal disposal = ReadFirstBatchThenDispose(tag, admin, overlay);
 
             // Right after the dispose returned, before anything the driver left running had time to finish; the peak
@@ -60,8 +47,8 @@ namespace MemoryProbe
             long sentAfter = after.Sum(e => SentBytes(e) - (before.TryGetValue(e.Seq, out JournalEntry? b) ? SentBytes(b) : 0));
             var details = new Dictionary<string, object?>
             {
-                ["holdMilliseconds"] = _options.HoldMilliseconds,
-                ["downloadBytesPerSecond"] = _options.DownloadBytesPerSecond,
+                ["holdMilliseconds"] = options.HoldMilliseconds,
+                ["downloadBytesPerSecond"] = options.DownloadBytesPerSecond,
                 ["settleSeconds"] = Settle.TotalSeconds,
                 ["disposeSeconds"] = disposal.Seconds,
                 ["readerDisposeSeconds"] = disposal.ReaderSeconds,
@@ -87,13 +74,13 @@ namespace MemoryProbe
         [MethodImpl(MethodImplOptions.NoInlining)]
         private Disposal ReadFirstBatchThenDispose(string tag, AdminClient admin, OverlayMetricsListener overlay)
         {
-            var verifier = new Harness.Support.ResultVerifier(new DatasetSpec { Rows = _options.Rows, Seed = _options.Seed }, _options.SampleEvery) { StopAfterBatches = 1 };
+            var verifier = new Harness.Support.ResultVerifier(new DatasetSpec { Rows = options.Rows, Seed = options.Seed }, options.SampleEvery) { StopAfterBatches = 1 };
             var errors = new List<string>();
-            AdbcDatabase database = ProbeDriver.Open(_options);
+            AdbcDatabase database = ProbeDriver.Open(options);
             AdbcConnection connection = database.Connect(null);
             AdbcStatement statement = connection.CreateStatement();
-            string throttle = _options.DownloadBytesPerSecond > 0 ? $", faults='throttle bps={_options.DownloadBytesPerSecond} times=always'" : "";
-            statement.SqlQuery = ProbeOptions.Statement(_options.Rows, _options.Seed, $"tag={tag}{throttle}");
+            string throttle = options.DownloadBytesPerSecond > 0 ? $", faults='throttle bps={options.DownloadBytesPerSecond} times=always'" : "";
+            statement.SqlQuery = ProbeOptions.Statement(options.Rows, options.Seed, $"tag={tag}{throttle}");
             IDisposable? reader = null;
             try
             {
@@ -106,7 +93,7 @@ namespace MemoryProbe
                 errors.Add($"{ex.GetType().Name}: {ex.Message}");
             }
 
-            Thread.Sleep(_options.HoldMilliseconds);
+            Thread.Sleep(options.HoldMilliseconds);
             List<JournalEntry> atDispose = admin.JournalAsync(tag: tag, kind: "download").GetAwaiter().GetResult();
             var clock = Stopwatch.StartNew();
             reader?.Dispose();
@@ -123,7 +110,7 @@ namespace MemoryProbe
                 errors.Add($"read {verifier.Batches} batches, expected the first one");
             }
 
-            return new Disposal(new WorkloadQuery(_options.Seed, verifier.Rows, verifier.ValuesChecked, errors, 0), atDispose, seconds, readerSeconds, inUse);
+            return new Disposal(new WorkloadQuery(options.Seed, verifier.Rows, verifier.ValuesChecked, errors, 0), atDispose, seconds, readerSeconds, inUse);
         }
 
         /// <summary>The journal once no download of the query is being sent any more (bounded: 60 s).</summary>

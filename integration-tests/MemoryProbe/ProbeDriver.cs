@@ -1,6 +1,3 @@
-using Apache.Arrow.Adbc;
-using Harness.Support;
-
 namespace MemoryProbe
 {
     /// <summary>

@@ -1,11 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
 using System.Runtime.CompilerServices;
-using System.Threading;
-using System.Threading.Tasks;
-using Apache.Arrow.Adbc;
-using Harness.Support;
 
 namespace MemoryProbe
 {
@@ -17,29 +10,22 @@ namespace MemoryProbe
     /// allocates nothing, so nothing collects what an idle trim let go until then). With --queries 4 and no idle time it
     /// is the sequential baseline of the concurrent runs.
     /// </summary>
-    internal sealed class SequentialWorkload : IHostWorkload
+    internal sealed class SequentialWorkload(ProbeOptions options) : IHostWorkload
     {
-        private readonly ProbeOptions _options;
+        public IEnumerable<string> Statements => Enumerable.Range(0, Math.Min(options.Queries, HostWorkload.DistinctDatasets))
+            .Select(q => ProbeOptions.Statement(options.Rows, HostWorkload.SeedOf(options, q)));
 
-        public SequentialWorkload(ProbeOptions options)
-        {
-            _options = options;
-        }
-
-        public IEnumerable<string> Statements => Enumerable.Range(0, Math.Min(_options.Queries, HostWorkload.DistinctDatasets))
-            .Select(q => ProbeOptions.Statement(_options.Rows, HostWorkload.SeedOf(_options, q)));
-
-        public long ExpectedRows => _options.Rows * _options.Queries;
+        public long ExpectedRows => options.Rows * options.Queries;
 
         public Task<WorkloadRun> RunAsync(OverlayMetricsListener overlay)
         {
-            var samples = new List<Sample>(_options.Queries + 4);
+            var samples = new List<Sample>(options.Queries + 4);
             WorkloadQuery[] queries = RunAll(overlay, samples, out long peakWorkingSet);
             (long rows, long values, List<string> errors) = WorkloadQuery.Totals(queries);
             var details = new Dictionary<string, object?>
             {
-                ["queries"] = _options.Queries,
-                ["idleSeconds"] = _options.IdleSeconds,
+                ["queries"] = options.Queries,
+                ["idleSeconds"] = options.IdleSeconds,
                 ["beforeFirstQuery"] = samples.Single(s => s.Point == "before first query"),
                 ["perQuery"] = samples.Where(s => s.Query > 0),
                 ["afterIdle"] = samples.SingleOrDefault(s => s.Point == "after idle"),
@@ -49,7 +35,7 @@ namespace MemoryProbe
             };
             Sample first = samples.First(s => s.Query == 1);
             Sample last = samples.Last(s => s.Query > 0);
-            string summary = $"{_options.Queries} queries one after another, working set after query 1 {first.WorkingSetBytes / 1048576.0:F0} MB, " +
+            string summary = $"{options.Queries} queries one after another, working set after query 1 {first.WorkingSetBytes / 1048576.0:F0} MB, " +
                 $"after query {last.Query} {last.WorkingSetBytes / 1048576.0:F0} MB";
             return Task.FromResult(new WorkloadRun(rows, values, errors, details, summary) { PeakWorkingSetBytes = peakWorkingSet });
         }
@@ -57,13 +43,13 @@ namespace MemoryProbe
         [MethodImpl(MethodImplOptions.NoInlining)]
         private WorkloadQuery[] RunAll(OverlayMetricsListener overlay, List<Sample> samples, out long peakWorkingSet)
         {
-            var queries = new WorkloadQuery[_options.Queries];
-            using (AdbcDatabase database = ProbeDriver.Open(_options))
+            var queries = new WorkloadQuery[options.Queries];
+            using (AdbcDatabase database = ProbeDriver.Open(options))
             {
                 samples.Add(Sample.Take("before first query", 0, overlay));
-                for (int q = 0; q < _options.Queries; q++)
+                for (int q = 0; q < options.Queries; q++)
                 {
-                    queries[q] = WorkloadQuery.Run(database, _options, HostWorkload.SeedOf(_options, q));
+                    queries[q] = WorkloadQuery.Run(database, options, HostWorkload.SeedOf(options, q));
                     samples.Add(Sample.Take("after query", q + 1, overlay));
                 }
 
@@ -73,9 +59,9 @@ namespace MemoryProbe
                     peakWorkingSet = process.PeakWorkingSet64;
                 }
 
-                if (_options.IdleSeconds > 0)
+                if (options.IdleSeconds > 0)
                 {
-                    Thread.Sleep(TimeSpan.FromSeconds(_options.IdleSeconds));
+                    Thread.Sleep(TimeSpan.FromSeconds(options.IdleSeconds));
                     samples.Add(Sample.Take("after idle", 0, overlay));
                     GC.Collect();
                     GC.WaitForPendingFinalizers();

@@ -1,10 +1,5 @@
-using System;
-using System.Collections.Generic;
 using System.Diagnostics;
-using System.Linq;
 using System.Runtime.CompilerServices;
-using Apache.Arrow.Adbc;
-using Harness.Support;
 using MockDatabricks.Protocol.Data;
 
 namespace MemoryProbe

@@ -5,33 +5,10 @@ using System.Net.Http.Json;
 using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
+using MockDatabricks.Protocol.Admin;
 
 namespace MockDatabricks.Testing
 {
-    /// <summary>A journal entry as /admin/journal returns it (see integration-tests/README.md).</summary>
-    public sealed record JournalEntry(
-        long Seq,
-        DateTimeOffset Time,
-        string Kind,
-        string Method,
-        string? Session,
-        string? Operation,
-        string? Tag,
-        long? StartRowOffset,
-        long? MaxRows,
-        long? MaxBytes,
-        int? File,
-        int Status,
-        string Outcome,
-        string? Detail)
-    {
-        /// <summary>For a download whose whole body is sent: how much of it the server has written (live).</summary>
-        public JournalTransfer? Transfer { get; init; }
-    }
-
-    /// <summary>A download's progress as the server wrote it: state "sending", "complete" or "aborted".</summary>
-    public sealed record JournalTransfer(long BytesTotal, long BytesSent, string State, DateTimeOffset? Ended);
-
     /// <summary>Client of the server's /admin API.</summary>
     public sealed class AdminClient : IDisposable
     {

@@ -1,12 +1,6 @@
-using System;
-using System.IO;
 using System.Runtime.InteropServices;
 using Apache.Arrow;
-using Apache.Arrow.Adbc.Drivers.Databricks;
-using Apache.Arrow.Ipc;
-using Apache.Arrow.Memory;
 using Apache.Arrow.Types;
-using Xunit;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -1,9 +1,3 @@
-using System;
-using Apache.Arrow.Adbc.Drivers.Databricks;
-using Apache.Arrow.Memory;
-using Xunit;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
-
 namespace DriverOverlay.Tests.Memory
 {
     /// <summary>The record-batch allocator's connection properties: published names, defaults, parsing, errors.</summary>

@@ -1,13 +1,7 @@
-using System;
 using System.Buffers.Binary;
-using System.IO;
 using System.Net.Http;
-using System.Threading;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Lz4Reference;
-using Xunit;
 using Xunit.Abstractions;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

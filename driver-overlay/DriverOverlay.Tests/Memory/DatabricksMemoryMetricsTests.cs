@@ -1,14 +1,8 @@
-using System;
-using System.Collections.Generic;
 using System.Diagnostics.Metrics;
-using System.IO;
 using System.Linq;
 using System.Reflection;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Lz4Reference;
-using Xunit;
 using static Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -1,8 +1,3 @@
-using System;
-using Apache.Arrow.Adbc.Drivers.Databricks;
-using Xunit;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
-
 namespace DriverOverlay.Tests.Memory
 {
     /// <summary>Connection-property parsing of the scope's limits: defaults, every key, errors, rounding.</summary>

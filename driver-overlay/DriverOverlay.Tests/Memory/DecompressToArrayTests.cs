@@ -1,8 +1,4 @@
-using System;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Lz4Reference;
-using Xunit;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {
@@ -20,18 +16,8 @@ namespace DriverOverlay.Tests.Memory
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             (byte[] data, byte[] compressed) = Sample(size, WithContentSize);
-            Assert.Equal(data, scope.Lz4.DecompressToArray(compressed)); // warm-up (JIT, type loading)
+            AssertDecodedIntoOneArray(scope, data, compressed);
 
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            byte[] result = scope.Lz4.DecompressToArray(compressed);
-            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-
-            Assert.Equal(size, result.Length);
-            Assert.Equal(data, result);
-
-            // The declared size lets the decoder write into the array it returns: one array of the output's size
-            // (plus a little bookkeeping), not a second exact copy and not pooled scratch space.
-            Assert.InRange(allocated, size, size + size / 2 + 4 * KiB);
             Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented));
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Fallbacks));
@@ -49,15 +35,7 @@ namespace DriverOverlay.Tests.Memory
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             (byte[] data, byte[] compressed) = Sample(size, WithoutContentSize);
-            Assert.Equal(data, scope.Lz4.DecompressToArray(compressed)); // warm-up (JIT, type loading)
-
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            byte[] result = scope.Lz4.DecompressToArray(compressed);
-            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-
-            Assert.Equal(size, result.Length);
-            Assert.Equal(data, result);
-            Assert.InRange(allocated, size, size + size / 2 + 4 * KiB);
+            byte[] result = AssertDecodedIntoOneArray(scope, data, compressed);
 
             // The result is the consumer's: the pool never saw it, and never hands it out.
             Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented));
@@ -99,6 +77,25 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(Concatenate(first, second), result);
         }
 
+        /// <summary>
+        /// Decodes <paramref name="compressed"/> twice (the first call warms up JIT and type loading) and checks the second:
+        /// exactly <paramref name="data"/>, written into the array it returns: one array of the output's size (plus a
+        /// little bookkeeping), not a second exact copy and not pooled scratch space.
+        /// </summary>
+        private static byte[] AssertDecodedIntoOneArray(DatabricksMemoryScope scope, byte[] data, byte[] compressed)
+        {
+            Assert.Equal(data, scope.Lz4.DecompressToArray(compressed));
+
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            byte[] result = scope.Lz4.DecompressToArray(compressed);
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+            Assert.Equal(data.Length, result.Length);
+            Assert.Equal(data, result);
+            Assert.InRange(allocated, data.Length, data.Length + data.Length / 2 + 4 * KiB);
+            return result;
+        }
+
         [Fact]
         public void EmptyContent()
         {
@@ -123,9 +120,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(new byte[] { 9, 9, 9, 9, 9, 9, 9, 9 }));
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(ReadOnlySpan<byte>.Empty));
 
-            Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
-            Assert.Equal(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
+            AssertNothingInUse(metrics, scope);
             Assert.Equal(4, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Fallbacks, reason: DatabricksMemoryMetricNames.ErrorReason));
             Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Decoded));
         }

@@ -1,10 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.IO;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Lz4Reference;
-using Xunit;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {
@@ -178,9 +172,7 @@ namespace DriverOverlay.Tests.Memory
 
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToStream(ReadOnlySpan<byte>.Empty));
 
-            Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
-            Assert.Equal(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
+            AssertNothingInUse(metrics, scope);
             Assert.Equal(2 * corrupt.Length + 1, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Fallbacks, reason: DatabricksMemoryMetricNames.ErrorReason));
             Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Lz4Decoded));
         }

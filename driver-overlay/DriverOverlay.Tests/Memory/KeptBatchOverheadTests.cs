@@ -1,15 +1,7 @@
-using System;
 using System.Buffers;
-using System.Collections.Generic;
-using System.IO;
 using System.Linq;
 using Apache.Arrow;
-using Apache.Arrow.Adbc.Drivers.Databricks;
-using Apache.Arrow.Ipc;
-using Apache.Arrow.Memory;
-using Xunit;
 using static DriverOverlay.Tests.Memory.ArrowBatchData;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -1,8 +1,5 @@
-using System;
 using System.Collections.Concurrent;
-using System.Collections.Generic;
 using System.Runtime.CompilerServices;
-using Apache.Arrow.Adbc.Drivers.Databricks;
 using Lz4Reference;
 
 namespace DriverOverlay.Tests.Memory
@@ -122,6 +119,14 @@ namespace DriverOverlay.Tests.Memory
         /// <summary>Parses name/value pairs into the scope's options, as the driver would.</summary>
         public static DatabricksMemoryOptions ParseOptions(params (string Key, string Value)[] properties) =>
             DatabricksMemoryOptions.FromProperties(Properties(properties));
+
+        /// <summary>Every byte the scope's pool handed out is back: the pool and the meter agree, and every rental was returned.</summary>
+        public static void AssertNothingInUse(MemoryMetricsRecorder metrics, DatabricksMemoryScope scope)
+        {
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
+            Assert.Equal(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
+        }
 
         /// <summary>Forces full blocking, compacting collections so WeakReferences to garbage are cleared.</summary>
         [MethodImpl(MethodImplOptions.NoInlining)]

@@ -1,11 +1,4 @@
-using System;
-using System.IO;
 using System.Net.Http;
-using System.Threading;
-using System.Threading.Tasks;
-using Apache.Arrow.Adbc.Drivers.Databricks;
-using Xunit;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {
@@ -170,9 +163,7 @@ namespace DriverOverlay.Tests.Memory
             cancellation.Cancel();
 
             await Assert.ThrowsAnyAsync<OperationCanceledException>(() => read);
-            Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
-            Assert.Equal(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
+            AssertNothingInUse(metrics, scope);
         }
 
         [Fact]

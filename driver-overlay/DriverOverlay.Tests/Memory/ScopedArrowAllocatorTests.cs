@@ -1,17 +1,9 @@
-using System;
 using System.Buffers;
-using System.Collections.Generic;
-using System.IO;
 using System.Linq;
 using System.Runtime.CompilerServices;
 using Apache.Arrow;
-using Apache.Arrow.Adbc.Drivers.Databricks;
-using Apache.Arrow.Ipc;
-using Apache.Arrow.Memory;
-using Xunit;
 using static DriverOverlay.Tests.Memory.ArrowBatchData;
 using static Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -1,9 +1,5 @@
-using System;
-using System.IO;
 using System.Net;
 using System.Net.Http;
-using System.Threading;
-using System.Threading.Tasks;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -1,10 +1,6 @@
-using System;
 using System.Runtime.CompilerServices;
 using Apache.Arrow;
-using Apache.Arrow.Adbc.Drivers.Databricks;
-using Xunit;
 using static DriverOverlay.Tests.Memory.ArrowBatchData;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -1,13 +1,7 @@
-using System;
-using System.IO;
 using System.Runtime.CompilerServices;
 using Apache.Arrow;
-using Apache.Arrow.Adbc.Drivers.Databricks;
-using Apache.Arrow.Ipc;
 using Apache.Arrow.Types;
-using Xunit;
 using static DriverOverlay.Tests.Memory.ArrowBatchData;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

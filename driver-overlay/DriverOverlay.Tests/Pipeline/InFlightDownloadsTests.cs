@@ -1,10 +1,4 @@
-using System;
-using System.Collections.Generic;
 using System.Linq;
-using System.Threading;
-using System.Threading.Tasks;
-using Apache.Arrow.Adbc.Drivers.Databricks;
-using Xunit;
 
 namespace DriverOverlay.Tests.Pipeline
 {

@@ -11,23 +11,12 @@ using MockDatabricks.Server.State;
 namespace MockDatabricks.Server.Endpoints
 {
     /// <summary>The TCLIService methods. Each returns the response struct; protocol errors are thrown to the endpoint.</summary>
-    public sealed class CliService
+    public sealed class CliService(SessionRegistry sessions, DatasetStore datasets, ResultBuilder results)
     {
-        private readonly SessionRegistry _sessions;
-        private readonly DatasetStore _datasets;
-        private readonly ResultBuilder _results;
-
-        public CliService(SessionRegistry sessions, DatasetStore datasets, ResultBuilder results)
-        {
-            _sessions = sessions;
-            _datasets = datasets;
-            _results = results;
-        }
-
         public TOpenSessionResp OpenSession(TOpenSessionReq request)
         {
             var handle = new TSessionHandle { SessionId = THandleIdentifier.CreateRandom() };
-            _sessions.OpenSession(handle.SessionId.ToHex());
+            sessions.OpenSession(handle.SessionId.ToHex());
             return new TOpenSessionResp
             {
                 Status = TStatus.Ok(),
@@ -43,7 +32,7 @@ namespace MockDatabricks.Server.Endpoints
         public async Task<(TExecuteStatementResp Response, MockOperation? Operation)> ExecuteStatementAsync(TExecuteStatementReq request, string baseUrl)
         {
             string session = request.SessionHandle.SessionId.ToHex();
-            if (!_sessions.IsOpen(session))
+            if (!sessions.IsOpen(session))
             {
                 return (new TExecuteStatementResp { Status = TStatus.Failure($"Invalid SessionHandle {session}: not open on this server.", "HY000", 0, TStatusCode.InvalidHandle) }, null);
             }
@@ -62,7 +51,7 @@ namespace MockDatabricks.Server.Endpoints
             bool columnBased = request.CanReadArrowResult != true;
             bool lz4 = !columnBased && query.Lz4Allowed && (query.Lz4Always || request.CanDecompressLZ4Result == true);
             MockOperation operation = CreateOperation(request, session, query, lz4, columnBased);
-            _sessions.AddOperation(operation);
+            sessions.AddOperation(operation);
 
             var response = new TExecuteStatementResp { Status = TStatus.Ok(), OperationHandle = operation.Handle };
             if (request.GetDirectResults is not TSparkGetDirectResults direct || !query.DirectResults)
@@ -73,7 +62,7 @@ namespace MockDatabricks.Server.Endpoints
             // Direct results: the statement is finished, metadata and the first chunk come with the reply.
             operation.RunningPollsLeft = 0;
             operation.State = TOperationState.Finished;
-            TFetchResultsResp first = await _results.FetchAsync(operation, baseUrl, null, direct.MaxRows, direct.__isset.maxBytes ? direct.MaxBytes : null).ConfigureAwait(false);
+            TFetchResultsResp first = await results.FetchAsync(operation, baseUrl, null, direct.MaxRows, direct.__isset.maxBytes ? direct.MaxBytes : null).ConfigureAwait(false);
             response.DirectResults = new TSparkDirectResults
             {
                 OperationStatus = new TGetOperationStatusResp { Status = TStatus.Ok(), OperationState = TOperationState.Finished, HasResultSet = true },
@@ -121,7 +110,7 @@ namespace MockDatabricks.Server.Endpoints
                 };
             }
 
-            return await _results.FetchAsync(operation, baseUrl, request.__isset.startRowOffset ? request.StartRowOffset : null, request.MaxRows, request.__isset.maxBytes ? request.MaxBytes : null).ConfigureAwait(false);
+            return await results.FetchAsync(operation, baseUrl, request.__isset.startRowOffset ? request.StartRowOffset : null, request.MaxRows, request.__isset.maxBytes ? request.MaxBytes : null).ConfigureAwait(false);
         }
 
         public TCloseOperationResp CloseOperation(MockOperation operation)
@@ -150,7 +139,7 @@ namespace MockDatabricks.Server.Endpoints
         public TCloseSessionResp CloseSession(TCloseSessionReq request)
         {
             string session = request.SessionHandle.SessionId.ToHex();
-            return _sessions.CloseSession(session)
+            return sessions.CloseSession(session)
                 ? new TCloseSessionResp { Status = TStatus.Ok() }
                 : new TCloseSessionResp { Status = TStatus.Failure($"Invalid SessionHandle {session}: not open.", "HY000", 0, TStatusCode.InvalidHandle) };
         }
@@ -194,7 +183,7 @@ namespace MockDatabricks.Server.Endpoints
             // Inline batches are framed with the data set's frame options too; files and batches share one cache entry.
             // Column-based rows are built from the native batches, so their data set is the native one.
             ResultTypes types = columnBased ? ResultTypes.Native : TypesOf(request.UseArrowNativeTypes);
-            StoredDataset dataset = _datasets.Get(query.Dataset, lz4, query.Framing, types);
+            StoredDataset dataset = datasets.Get(query.Dataset, lz4, query.Framing, types);
             return new MockOperation(handle, session, request.Statement, query, dataset, cloudFetch, lz4, columnBased);
         }
 

@@ -16,23 +16,13 @@ namespace MockDatabricks.Server.Endpoints
     /// GET /cloudfetch/{operation}/{file}?issue=N&amp;exp=MS: serves a stored file exactly as built (no auth, like a
     /// presigned URL). An expired link gets 403, as cloud storage answers; faults decide everything else.
     /// </summary>
-    public sealed class CloudFetchEndpoint
+    public sealed class CloudFetchEndpoint(SessionRegistry sessions, RequestJournal journal, AdminFaultRegistry adminFaults)
     {
         private const int ChunkBytes = 1024 * 1024;
-        private readonly SessionRegistry _sessions;
-        private readonly RequestJournal _journal;
-        private readonly AdminFaultRegistry _adminFaults;
-
-        public CloudFetchEndpoint(SessionRegistry sessions, RequestJournal journal, AdminFaultRegistry adminFaults)
-        {
-            _sessions = sessions;
-            _journal = journal;
-            _adminFaults = adminFaults;
-        }
 
         public async Task HandleAsync(HttpContext context, string operationId, int fileIndex)
         {
-            MockOperation? operation = _sessions.FindOperation(operationId);
+            MockOperation? operation = sessions.FindOperation(operationId);
             if (operation?.Dataset == null || !operation.CloudFetch || fileIndex < 0 || fileIndex >= operation.Dataset.Layout.FileCount)
             {
                 await RespondAsync(context, StatusCodes.Status404NotFound, "NoSuchKey: no such result file.", operation, operationId, fileIndex, "not-found").ConfigureAwait(false);
@@ -48,7 +38,7 @@ namespace MockDatabricks.Server.Endpoints
             }
 
             FaultRule? fault = operation.Query.Faults.FirstOrDefault(f => f.IsDownloadFault && f.Kind != FaultKind.Expired && f.AppliesToFile(fileIndex) && attempt <= f.Times)
-                ?? _adminFaults.TakeDownloadFault(fileIndex, operation.Tag);
+                ?? adminFaults.TakeDownloadFault(fileIndex, operation.Tag);
             if (fault?.Kind == FaultKind.Expired)
             {
                 fault = null; // admin "expired" faults act when links are issued, not here
@@ -167,7 +157,7 @@ namespace MockDatabricks.Server.Endpoints
         }
 
         private void Log(MockOperation? operation, string operationId, int file, int status, string outcome, int? attempt, string detail, TransferProgress? transfer = null) =>
-            _journal.Add("download", "GET", status, outcome, operation?.Session, operationId, operation?.Tag, file: file,
+            journal.Add("download", "GET", status, outcome, operation?.Session, operationId, operation?.Tag, file: file,
                 detail: attempt is int a ? $"attempt {a}: {detail}" : detail, transfer: transfer);
     }
 }

@@ -382,20 +382,13 @@ namespace MockDatabricks.Server.Endpoints
         /// <summary>What a call answers: a reply struct or an EXCEPTION message (neither when an HTTP error status is sent instead).</summary>
         private sealed record Answer(TBase? Response, TApplicationException? Error);
 
-        private sealed class RpcCall
+        private sealed class RpcCall(TMessage header, HttpContext context, string baseUrl)
         {
-            public RpcCall(TMessage header, HttpContext context, string baseUrl)
-            {
-                Header = header;
-                Context = context;
-                BaseUrl = baseUrl;
-            }
+            public TMessage Header { get; } = header;
 
-            public TMessage Header { get; }
+            public HttpContext Context { get; } = context;
 
-            public HttpContext Context { get; }
-
-            public string BaseUrl { get; }
+            public string BaseUrl { get; } = baseUrl;
 
             public string? Session { get; set; }
 

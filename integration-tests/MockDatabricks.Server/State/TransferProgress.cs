@@ -1,5 +1,6 @@
 using System;
 using System.Threading;
+using MockDatabricks.Protocol.Admin;
 
 namespace MockDatabricks.Server.State
 {
@@ -28,6 +29,9 @@ namespace MockDatabricks.Server.State
 
         /// <summary>When the server stopped writing (null while sending).</summary>
         public DateTimeOffset? Ended { get; private set; }
+
+        /// <summary>This transfer as the journal shows it now.</summary>
+        public JournalTransfer Snapshot() => new JournalTransfer(BytesTotal, BytesSent, State, Ended);
 
         public void Add(long bytes) => Interlocked.Add(ref _bytesSent, bytes);
 

@@ -1,13 +1,8 @@
-using System;
-using System.Collections.Generic;
 using System.IO;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using K4os.Compression.LZ4.Streams;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Protocol.Lz4;
-using MockDatabricks.Testing;
-using Xunit;
 
 namespace MockDatabricks.Tests.Protocol
 {

@@ -1,8 +1,4 @@
-using System;
-using System.Linq;
 using Lz4Reference;
-using MockDatabricks.Protocol.Data;
-using Xunit;
 
 namespace MockDatabricks.Tests.Protocol
 {

@@ -1,10 +1,6 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
 using System.Text;
 using Lz4Reference;
 using MockDatabricks.Protocol.Lz4;
-using Xunit;
 
 namespace MockDatabricks.Tests.Protocol
 {

@@ -1,7 +1,4 @@
-using System;
-using System.Collections.Generic;
 using System.Threading;
-using System.Threading.Tasks;
 using Thrift;
 using Thrift.Protocol;
 using Thrift.Protocol.Entities;

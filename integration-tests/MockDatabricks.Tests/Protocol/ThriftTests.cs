@@ -1,14 +1,9 @@
-using System.Collections.Generic;
-using System.Linq;
 using System.Threading;
-using System.Threading.Tasks;
-using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Thrift;
 using Thrift;
 using Thrift.Protocol;
 using Thrift.Protocol.Entities;
 using Thrift.Transport;
-using Xunit;
 
 namespace MockDatabricks.Tests.Protocol
 {

@@ -1,12 +1,6 @@
-using System;
 using System.IO;
 using System.Net.Sockets;
 using System.Text;
-using System.Threading.Tasks;
-using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
 
 namespace MockDatabricks.Tests.Server
 {
@@ -15,15 +9,9 @@ namespace MockDatabricks.Tests.Server
     /// hide where the body ended or how the connection closed).
     /// </summary>
     [Collection(MockServerCollection.Name)]
-    public class BrokenBodyTests
+    public class BrokenBodyTests(MockServerFixture fixture)
     {
         private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 8_000, Seed = 21, RowsPerFile = 2_000 };
-        private readonly MockServerFixture _fixture;
-
-        public BrokenBodyTests(MockServerFixture fixture)
-        {
-            _fixture = fixture;
-        }
 
         [Fact]
         public async Task Truncate_SendsExactlyTheFractionUnderTheFullContentLength_ThenAFin()
@@ -55,7 +43,7 @@ namespace MockDatabricks.Tests.Server
                 error = ex;
             }
 
-            if (_fixture.Server.Mode == MockServerMode.Container)
+            if (fixture.Server.Mode == MockServerMode.Container)
             {
                 // podman's port forwarder turns the server's RST into a FIN towards the client: the body just stops.
                 Assert.True(error != null || !EndsWithLastChunk(body), "the chunked body was complete");
@@ -68,7 +56,7 @@ namespace MockDatabricks.Tests.Server
 
         private async Task<TSparkArrowResultLink> FirstLinkAsync(string faults)
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
             TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, $"mode=cloudfetch, faults='{faults}'"));
             return executed.DirectResults!.ResultSet!.Results!.ResultLinks![0];

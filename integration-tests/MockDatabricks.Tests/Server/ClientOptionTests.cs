@@ -1,14 +1,6 @@
-using System;
-using System.Collections.Generic;
 using System.Globalization;
-using System.Linq;
-using System.Threading.Tasks;
 using Apache.Arrow;
 using Apache.Arrow.Types;
-using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
 
 namespace MockDatabricks.Tests.Server
 {
@@ -18,20 +10,14 @@ namespace MockDatabricks.Tests.Server
     /// Expected strings are written here with .NET's own formatting of the generator's values.
     /// </summary>
     [Collection(MockServerCollection.Name)]
-    public class ClientOptionTests
+    public class ClientOptionTests(MockServerFixture fixture)
     {
         private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 1_000, Seed = 17, RowsPerBatch = 300, RowsPerFile = 400 };
-        private readonly MockServerFixture _fixture;
-
-        public ClientOptionTests(MockServerFixture fixture)
-        {
-            _fixture = fixture;
-        }
 
         [Fact]
         public async Task Handles_AreRandomUuidsInRfc4122ByteOrder()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             var identifiers = new List<THandleIdentifier>();
             for (int i = 0; i < 16; i++)
             {
@@ -103,7 +89,7 @@ namespace MockDatabricks.Tests.Server
         [Fact]
         public async Task ArrowRefused_RowsComeColumnBased_InlineAndUncompressed_EvenWhenCloudFetchIsAllowed()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
             var options = new ExecuteOptions { CanReadArrowResult = false, CanDownloadResult = true, CanDecompressLz4 = true };
 
@@ -134,12 +120,7 @@ namespace MockDatabricks.Tests.Server
             }
         }
 
-        private async Task<QueryOutcome> RunAsync(string settings, ExecuteOptions options)
-        {
-            using MockDatabricksClient client = _fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            return await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(s_spec, settings), options);
-        }
+        private Task<QueryOutcome> RunAsync(string settings, ExecuteOptions options) => fixture.QueryAsync(s_spec, settings, options);
 
         private static void AssertServedTypes(QueryOutcome outcome, bool timestampAsArrow, bool decimalAsArrow)
         {

@@ -1,27 +1,15 @@
-using System;
-using System.Linq;
 using System.Net;
 using System.Net.Http;
 using System.Net.Http.Json;
 using System.Text.Json;
-using System.Threading.Tasks;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
 
 namespace MockDatabricks.Tests.Server
 {
     /// <summary>POST /admin/datasets/values: the generator's values for clients in other languages.</summary>
     [Collection(MockServerCollection.Name)]
-    public class ExpectedValuesTests
+    public class ExpectedValuesTests(MockServerFixture fixture)
     {
         private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 5_000, Seed = 9 };
-        private readonly MockServerFixture _fixture;
-
-        public ExpectedValuesTests(MockServerFixture fixture)
-        {
-            _fixture = fixture;
-        }
 
         [Fact]
         public async Task Values_AreTheGeneratorsInClientNeutralJson()
@@ -76,6 +64,6 @@ namespace MockDatabricks.Tests.Server
         }
 
         private HttpClient NewHttp() =>
-            new HttpClient(TrustedCertificate.Handler(_fixture.Server.TrustedCertificatePath)) { BaseAddress = _fixture.Server.BaseUrl };
+            new HttpClient(TrustedCertificate.Handler(fixture.Server.TrustedCertificatePath)) { BaseAddress = fixture.Server.BaseUrl };
     }
 }

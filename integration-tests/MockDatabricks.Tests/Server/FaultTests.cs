@@ -1,29 +1,15 @@
-using System;
-using System.Collections.Generic;
 using System.IO;
-using System.Linq;
 using System.Net;
 using System.Net.Http;
-using System.Threading.Tasks;
 using Lz4Reference;
-using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
 
 namespace MockDatabricks.Tests.Server
 {
     /// <summary>Download and RPC faults, as a driver-like client observes them.</summary>
     [Collection(MockServerCollection.Name)]
-    public class FaultTests
+    public class FaultTests(MockServerFixture fixture)
     {
         private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 8_000, Seed = 21, RowsPerFile = 2_000 };
-        private readonly MockServerFixture _fixture;
-
-        public FaultTests(MockServerFixture fixture)
-        {
-            _fixture = fixture;
-        }
 
         [Fact]
         public async Task ExpiredLink_IsRefreshedWithMaxRowsOne_AndTheFreshLinkServesTheFile()
@@ -46,7 +32,7 @@ namespace MockDatabricks.Tests.Server
         public async Task ExpiredLinkUsedAnyway_Gets403_ThenRefreshWorks()
         {
             // A client that skips the expiry check meets cloud storage's answer: 403.
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
             TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, faults='expired files=0'"));
             TSparkArrowResultLink stale = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0];
@@ -100,7 +86,7 @@ namespace MockDatabricks.Tests.Server
 
             Assert.Equal(HttpStatusCode.InternalServerError, error.StatusCode);
             Assert.Equal("Response status code does not indicate success: 500 (Internal Server Error).", error.Message);
-            List<JournalEntry> journal = await _fixture.Admin.JournalAsync(tag: tag);
+            List<JournalEntry> journal = await fixture.Admin.JournalAsync(tag: tag);
             Assert.Equal(new[] { "http500", "http500", "http500" }, journal.Where(e => e.File == 1).Select(e => e.Outcome));
         }
 
@@ -120,7 +106,7 @@ namespace MockDatabricks.Tests.Server
         [InlineData("reset")]
         public async Task BrokenBodies_FailAPlainHttpClient(string kind)
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
             TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, $"mode=cloudfetch, faults='{kind} files=0 times=always'"));
             string link = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0].FileLink;
@@ -150,7 +136,7 @@ namespace MockDatabricks.Tests.Server
         [InlineData("checksum", ", lz4_content_checksum=true", "LZ4F_decompress: ERROR_contentChecksum_invalid")]
         public async Task CorruptLz4_IsRejectedByTheReferenceDecoder_NotReturnedAsRows(string mode, string options, string expectedError)
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
 
             // liblz4's own verdict, not retried: the file is served whole, it is its content that is wrong.
@@ -173,7 +159,7 @@ namespace MockDatabricks.Tests.Server
         [Fact]
         public async Task RpcError_OnMetadata_SurfacesAsAThriftError()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
 
             ThriftStatusException error = await Assert.ThrowsAsync<ThriftStatusException>(() =>
@@ -187,8 +173,8 @@ namespace MockDatabricks.Tests.Server
         public async Task AdminFaults_OneShotIsConsumed_PersistentStaysUntilCleared()
         {
             string tag = "admin-" + Guid.NewGuid().ToString("N");
-            Assert.Equal(HttpStatusCode.Created, (await _fixture.Admin.AddFaultAsync("http503 files=0", tag: tag)).StatusCode);
-            Assert.Equal(HttpStatusCode.BadRequest, (await _fixture.Admin.AddFaultAsync("no_such_fault")).StatusCode);
+            Assert.Equal(HttpStatusCode.Created, (await fixture.Admin.AddFaultAsync("http503 files=0", tag: tag)).StatusCode);
+            Assert.Equal(HttpStatusCode.BadRequest, (await fixture.Admin.AddFaultAsync("no_such_fault")).StatusCode);
 
             (_, List<JournalEntry> first) = await RunAsync($"tag={tag}");
             (_, List<JournalEntry> second) = await RunAsync($"tag={tag}");
@@ -196,21 +182,19 @@ namespace MockDatabricks.Tests.Server
             Assert.Equal(new[] { "http503", "ok" }, first.Where(e => e.File == 0).Select(e => e.Outcome));
             Assert.Equal(new[] { "ok" }, second.Where(e => e.File == 0).Select(e => e.Outcome));
 
-            await _fixture.Admin.AddFaultAsync("http503 files=3", persistent: true, tag: tag);
+            await fixture.Admin.AddFaultAsync("http503 files=3", persistent: true, tag: tag);
             HttpRequestException persistent = await Assert.ThrowsAsync<HttpRequestException>(() => RunAsync($"tag={tag}"));
             Assert.Equal(HttpStatusCode.ServiceUnavailable, persistent.StatusCode);
-            await _fixture.Admin.ClearFaultsAsync();
+            await fixture.Admin.ClearFaultsAsync();
             (QueryOutcome recovered, _) = await RunAsync($"tag={tag}");
             Assert.Equal(s_spec.Rows, recovered.RowCount);
         }
 
         private async Task<(QueryOutcome Outcome, List<JournalEntry> Journal)> RunAsync(string options)
         {
-            using MockDatabricksClient client = _fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, " + options));
+            QueryOutcome outcome = await fixture.QueryAsync(s_spec, "mode=cloudfetch, " + options);
             Assert.Equal(s_spec.Rows, ResultVerifier.VerifyAllValues(outcome.Batches, s_spec));
-            return (outcome, await _fixture.Admin.JournalAsync(operation: outcome.OperationId));
+            return (outcome, await fixture.Admin.JournalAsync(operation: outcome.OperationId));
         }
 
         private static string Describe(JournalEntry entry) =>

@@ -1,37 +1,19 @@
-using System;
-using System.Threading.Tasks;
 using Lz4Reference;
-using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Testing;
-using Xunit;
 
 namespace MockDatabricks.Tests.Server
 {
     /// <summary>One mock server for the whole collection: a child process, a container, or MOCK_DATABRICKS_URL.</summary>
-    public sealed class MockServerFixture : IAsyncLifetime
+    public sealed class MockServerFixture : SharedMockServer, IAsyncLifetime
     {
-        private MockServerHandle? _server;
-
-        public MockServerHandle Server => _server ?? throw new InvalidOperationException("Server not started.");
-
-        public AdminClient Admin { get; private set; } = null!;
-
-        public async Task InitializeAsync()
-        {
-            _server = await MockServerLauncher.StartAsync();
-            Admin = new AdminClient(_server.BaseUrl, _server.TrustedCertificatePath);
-        }
-
-        public async Task DisposeAsync()
-        {
-            Admin?.Dispose();
-            if (_server != null)
-            {
-                await _server.DisposeAsync();
-            }
-        }
-
         public MockDatabricksClient NewClient(string? token = null) => MockDatabricksClient.For(Server, token);
+
+        /// <summary>One query on a client and session of its own, read the way the driver reads results.</summary>
+        public async Task<QueryOutcome> QueryAsync(DatasetSpec spec, string settings, ExecuteOptions? options = null)
+        {
+            using MockDatabricksClient client = NewClient();
+            TSessionHandle session = await OpenSessionAsync(client);
+            return await NewReader(client).RunAsync(session, MockSql.Select(spec, settings), options);
+        }
 
         public static DriverLikeReader NewReader(MockDatabricksClient client) =>
             new DriverLikeReader(client, bytes => NativeLz4.DecompressFrame(bytes));

@@ -1,36 +1,22 @@
-using System.Collections.Generic;
-using System.Linq;
 using System.Net;
 using System.Net.Http;
 using System.Text.Json;
-using System.Threading.Tasks;
 using Apache.Arrow;
-using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
 using MockDatabricks.Tests.Protocol;
-using Xunit;
 
 namespace MockDatabricks.Tests.Server
 {
     /// <summary>POST /admin/datasets/prepare, and served files read by the driver's own libraries (K4os, Apache.Arrow).</summary>
     [Collection(MockServerCollection.Name)]
-    public class PrepareAndInteropTests
+    public class PrepareAndInteropTests(MockServerFixture fixture)
     {
-        private readonly MockServerFixture _fixture;
-
-        public PrepareAndInteropTests(MockServerFixture fixture)
-        {
-            _fixture = fixture;
-        }
-
         [Fact]
         public async Task Prepare_BuildsEveryFileOnce_AndTheQueryIsServedFromTheCache()
         {
             var spec = new DatasetSpec { Rows = 24_000, Seed = 31, RowsPerFile = 4_000 };
             string statement = MockSql.Select(spec, "mode=cloudfetch");
 
-            using HttpResponseMessage prepared = await _fixture.Admin.PrepareAsync(statement);
+            using HttpResponseMessage prepared = await fixture.Admin.PrepareAsync(statement);
 
             Assert.Equal(HttpStatusCode.OK, prepared.StatusCode);
             using JsonDocument answer = JsonDocument.Parse(await prepared.Content.ReadAsStringAsync());
@@ -42,7 +28,7 @@ namespace MockDatabricks.Tests.Server
             Assert.Equal(6, dataset.GetProperty("fileBuilds").GetInt32());
             Assert.Equal(bytes, dataset.GetProperty("cachedBytes").GetInt64());
 
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
             QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, statement);
 
@@ -57,8 +43,8 @@ namespace MockDatabricks.Tests.Server
             var spec = new DatasetSpec { Rows = 1_000, Seed = 32, RowsPerBatch = 300 };
             string statement = MockSql.Select(spec, "mode=inline");
 
-            using HttpResponseMessage prepared = await _fixture.Admin.PrepareAsync(statement);
-            using MockDatabricksClient client = _fixture.NewClient();
+            using HttpResponseMessage prepared = await fixture.Admin.PrepareAsync(statement);
+            using MockDatabricksClient client = fixture.NewClient();
             QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(await MockServerFixture.OpenSessionAsync(client), statement);
 
             Assert.Equal(HttpStatusCode.OK, prepared.StatusCode);
@@ -75,7 +61,7 @@ namespace MockDatabricks.Tests.Server
         [InlineData("<xml/>", "is an invalid start of a value")]
         public async Task Prepare_RejectsWhatDoesNotParse_With400AndTheReason(string body, string reason)
         {
-            using var http = new HttpClient { BaseAddress = _fixture.Server.BaseUrl };
+            using var http = new HttpClient { BaseAddress = fixture.Server.BaseUrl };
 
             using HttpResponseMessage response = await http.PostAsync("/admin/datasets/prepare", new StringContent(body, System.Text.Encoding.UTF8, "application/json"));
 
@@ -92,7 +78,7 @@ namespace MockDatabricks.Tests.Server
         public async Task ServedFile_ReadByK4osAndArrowStreamReader_EveryValueMatches(string options, int frames)
         {
             var spec = new DatasetSpec { Rows = 8_000, Seed = 33, RowsPerFile = 4_000, RowsPerBatch = options.Contains("batch_rows") ? 1000 : 32768 };
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(await MockServerFixture.OpenSessionAsync(client), MockSql.Select(spec, "mode=cloudfetch" + options.Replace(", batch_rows=1000", string.Empty)));
 
             var batches = new List<RecordBatch>();
@@ -115,7 +101,7 @@ namespace MockDatabricks.Tests.Server
 
         private async Task<JsonElement> DatasetAsync(DatasetSpec spec)
         {
-            using JsonDocument datasets = await _fixture.Admin.GetJsonAsync("/admin/datasets");
+            using JsonDocument datasets = await fixture.Admin.GetJsonAsync("/admin/datasets");
             return datasets.RootElement.GetProperty("datasets").EnumerateArray()
                 .Single(d => d.GetProperty("key").GetString()!.StartsWith(spec.Key + ";lz4=", System.StringComparison.Ordinal)).Clone();
         }

@@ -1,39 +1,24 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
 using System.Net;
 using System.Net.Http;
 using System.Net.Http.Headers;
-using System.Threading.Tasks;
-using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Protocol.Thrift;
-using MockDatabricks.Testing;
 using MockDatabricks.Tests.Protocol;
 using Thrift;
 using Thrift.Protocol;
 using Thrift.Protocol.Entities;
-using Xunit;
 
 namespace MockDatabricks.Tests.Server
 {
     /// <summary>Authentication, malformed requests and unknown statements: clear errors, and the server keeps serving.</summary>
     [Collection(MockServerCollection.Name)]
-    public class ProtocolErrorTests
+    public class ProtocolErrorTests(MockServerFixture fixture)
     {
-        private readonly MockServerFixture _fixture;
-
-        public ProtocolErrorTests(MockServerFixture fixture)
-        {
-            _fixture = fixture;
-        }
-
         [Theory]
         [InlineData("wrong-token")]
         [InlineData("")]
         public async Task WrongOrMissingToken_Gets401(string token)
         {
-            using var client = new MockDatabricksClient(_fixture.Server.WarehouseUrl(), token);
+            using var client = new MockDatabricksClient(fixture.Server.WarehouseUrl(), token);
 
             ThriftHttpException error = await Assert.ThrowsAsync<ThriftHttpException>(() => client.OpenSessionAsync());
 
@@ -44,7 +29,7 @@ namespace MockDatabricks.Tests.Server
         [Fact]
         public async Task GarbageBody_Gets400WithAReason()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
 
             ThriftHttpException error = await Assert.ThrowsAsync<ThriftHttpException>(() => client.PostRawAsync(new byte[] { 1, 2, 3, 4, 5, 6, 7 }));
 
@@ -56,7 +41,7 @@ namespace MockDatabricks.Tests.Server
         [Fact]
         public async Task UnknownMethod_GetsTApplicationException()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
 
             TApplicationException error = await Assert.ThrowsAsync<TApplicationException>(() =>
                 client.CallAsync<TCloseOperationResp>("GetTables", new TCloseOperationReq()));
@@ -69,7 +54,7 @@ namespace MockDatabricks.Tests.Server
         [Fact]
         public async Task MissingRequiredField_GetsProtocolError()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             byte[] call = await RawThrift.EncodeAsync(async (writer, ct) =>
             {
                 await writer.WriteMessageBeginAsync(new TMessage("ExecuteStatement", TMessageType.Call, 7), ct);
@@ -91,7 +76,7 @@ namespace MockDatabricks.Tests.Server
         [Fact]
         public async Task TruncatedMessage_GetsProtocolError()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             byte[] call = await ThriftMessages.EncodeCallAsync("OpenSession", 1, new TOpenSessionReq { ClientProtocol = TProtocolVersion.SparkV7, InitialNamespace = new TNamespace { SchemaName = "x" } });
 
             byte[] reply = await client.PostRawAsync(call.AsSpan(0, call.Length - 6).ToArray());
@@ -110,7 +95,7 @@ namespace MockDatabricks.Tests.Server
         [InlineData("SELECT * FROM mock.nope")]
         public async Task UnknownStatement_GetsErrorStatusWithTheGrammar(string statement)
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
 
             TExecuteStatementResp response = await client.ExecuteStatementAsync(session, statement);
@@ -124,7 +109,7 @@ namespace MockDatabricks.Tests.Server
         [Fact]
         public async Task UnknownHandles_GetInvalidHandleStatus()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             var stranger = new TOperationHandle { OperationId = THandleIdentifier.CreateRandom() };
 
             TGetOperationStatusResp status = await client.GetOperationStatusAsync(stranger);
@@ -142,7 +127,7 @@ namespace MockDatabricks.Tests.Server
         {
             // Behind a port mapping the client reaches the server at another address: links must follow it.
             var spec = new DatasetSpec { Rows = 2_000, RowsPerFile = 1_000 };
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
             byte[] call = await ThriftMessages.EncodeCallAsync("ExecuteStatement", 1, new TExecuteStatementReq
             {
@@ -153,8 +138,8 @@ namespace MockDatabricks.Tests.Server
                 CanDownloadResult = true,
             });
             using var http = new HttpClient();
-            using var request = new HttpRequestMessage(HttpMethod.Post, _fixture.Server.WarehouseUrl()) { Content = new ByteArrayContent(call) };
-            request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", _fixture.Server.Token);
+            using var request = new HttpRequestMessage(HttpMethod.Post, fixture.Server.WarehouseUrl()) { Content = new ByteArrayContent(call) };
+            request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", fixture.Server.Token);
             request.Headers.Add("X-Forwarded-Host", "warehouse.example:18080");
             request.Headers.Add("X-Forwarded-Proto", "https");
 
@@ -167,12 +152,12 @@ namespace MockDatabricks.Tests.Server
         [Fact]
         public async Task AdminApi_ListsDatasetsAndOperations()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
             await MockServerFixture.NewReader(client).RunAsync(session, "SELECT * FROM mock.many_files WITH (rows=10000)");
 
-            using var datasets = await _fixture.Admin.GetJsonAsync("/admin/datasets");
-            using var operations = await _fixture.Admin.GetJsonAsync("/admin/operations");
+            using var datasets = await fixture.Admin.GetJsonAsync("/admin/datasets");
+            using var operations = await fixture.Admin.GetJsonAsync("/admin/operations");
 
             Assert.Contains(datasets.RootElement.GetProperty("datasets").EnumerateArray(), d => d.GetProperty("rows").GetInt64() == 10_000 && d.GetProperty("files").GetInt32() == 2);
             Assert.Contains(operations.RootElement.GetProperty("operations").EnumerateArray(), o => o.GetProperty("statement").GetString()!.Contains("many_files"));
@@ -180,7 +165,7 @@ namespace MockDatabricks.Tests.Server
 
         private async Task AssertStillServingAsync()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
             QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, "SELECT 1");
             Assert.Equal(1, outcome.RowCount);

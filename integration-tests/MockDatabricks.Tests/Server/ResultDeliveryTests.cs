@@ -1,32 +1,16 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
-using System.Threading.Tasks;
-using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
-
 namespace MockDatabricks.Tests.Server
 {
     /// <summary>Inline and CloudFetch results through real HTTP, every value checked against the generator.</summary>
     [Collection(MockServerCollection.Name)]
-    public class ResultDeliveryTests
+    public class ResultDeliveryTests(MockServerFixture fixture)
     {
-        private readonly MockServerFixture _fixture;
-
-        public ResultDeliveryTests(MockServerFixture fixture)
-        {
-            _fixture = fixture;
-        }
-
         [Theory]
         [InlineData(true)]
         [InlineData(false)]
         public async Task InlineResults_DirectResults_EveryValueMatches(bool lz4)
         {
             var spec = new DatasetSpec { Rows = 1000, Seed = 3, RowsPerBatch = 300 };
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
 
             QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=inline"), new ExecuteOptions { CanDecompressLz4 = lz4 });
@@ -40,7 +24,7 @@ namespace MockDatabricks.Tests.Server
             Assert.Equal(new[] { "id", "quantity", "price", "amount", "description", "created_at", "event_date", "is_active", "country" },
                 outcome.Metadata.Schema!.Columns.Select(c => c.ColumnName));
 
-            List<JournalEntry> journal = await _fixture.Admin.JournalAsync(session: session.SessionId.ToHex());
+            List<JournalEntry> journal = await fixture.Admin.JournalAsync(session: session.SessionId.ToHex());
             Assert.Equal(new[] { "OpenSession", "ExecuteStatement", "CloseOperation" }, journal.Select(e => e.Method));
             Assert.All(journal, e => Assert.Equal("ok", e.Outcome));
         }
@@ -49,13 +33,10 @@ namespace MockDatabricks.Tests.Server
         public async Task InlineResults_LargerThanDirectLimit_ContinueWithFetchResults()
         {
             var spec = new DatasetSpec { Rows = 5000, Seed = 4, RowsPerBatch = 1000 };
-            using MockDatabricksClient client = _fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=inline"), new ExecuteOptions { DirectMaxRows = 2000 });
+            QueryOutcome outcome = await fixture.QueryAsync(spec, "mode=inline", new ExecuteOptions { DirectMaxRows = 2000 });
 
             Assert.Equal(5000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
-            List<JournalEntry> journal = await _fixture.Admin.JournalAsync(operation: outcome.OperationId);
+            List<JournalEntry> journal = await fixture.Admin.JournalAsync(operation: outcome.OperationId);
             Assert.Equal(new[] { "ExecuteStatement", "FetchResults", "CloseOperation" }, journal.Select(e => e.Method));
             Assert.Null(journal[1].StartRowOffset);
         }
@@ -64,7 +45,7 @@ namespace MockDatabricks.Tests.Server
         public async Task CloudFetch_ManyLz4Files_EveryValueMatches_AndLinksAreWellFormed()
         {
             var spec = new DatasetSpec { Rows = 60_000, Seed = 5, RowsPerFile = 5_000, RowsPerBatch = 2_000 };
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
 
             QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=cloudfetch"));
@@ -78,7 +59,7 @@ namespace MockDatabricks.Tests.Server
             for (int i = 0; i < outcome.Links.Count; i++)
             {
                 TSparkArrowResultLink link = outcome.Links[i];
-                Assert.StartsWith(_fixture.Server.BaseUrlText + "/cloudfetch/", link.FileLink);
+                Assert.StartsWith(fixture.Server.BaseUrlText + "/cloudfetch/", link.FileLink);
                 Assert.Equal(i * 5_000L, link.StartRowOffset);
                 Assert.Equal(5_000L, link.RowCount);
                 Assert.InRange(link.ExpiryTime, now + 3_000_000, now + 3_700_000); // epoch milliseconds, about an hour ahead
@@ -96,13 +77,8 @@ namespace MockDatabricks.Tests.Server
         public async Task CloudFetch_SeveralFramesPerFile_DecodeCompletely(string framing, int expectedFrames)
         {
             var spec = new DatasetSpec { Rows = 12_000, Seed = 6, RowsPerFile = 4_000, RowsPerBatch = framing.Contains("batch_rows") ? 1000 : 32768 };
-            using MockDatabricksClient client = _fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            (_, byte[] file) = await QueryAndDownloadFirstFileAsync(spec, "mode=cloudfetch, " + framing.Replace(", batch_rows=1000", string.Empty));
 
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=cloudfetch, " + framing.Replace(", batch_rows=1000", string.Empty)));
-
-            Assert.Equal(12_000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
-            byte[] file = await client.DownloadAsync(outcome.Links[0].FileLink);
             Assert.Equal(expectedFrames, CountFrames(file));
         }
 
@@ -110,14 +86,9 @@ namespace MockDatabricks.Tests.Server
         public async Task CloudFetch_ChecksumsAndLinkedSmallBlocks_AreHonoured()
         {
             var spec = new DatasetSpec { Rows = 20_000, Seed = 7, RowsPerFile = 10_000 };
-            using MockDatabricksClient client = _fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            (_, byte[] file) = await QueryAndDownloadFirstFileAsync(spec,
+                "mode=cloudfetch, lz4_content_checksum=true, lz4_block_checksum=true, lz4_content_size=true, lz4_block=64kb, lz4_linked=true");
 
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session,
-                MockSql.Select(spec, "mode=cloudfetch, lz4_content_checksum=true, lz4_block_checksum=true, lz4_content_size=true, lz4_block=64kb, lz4_linked=true"));
-
-            Assert.Equal(20_000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
-            byte[] file = await client.DownloadAsync(outcome.Links[0].FileLink);
             Assert.Equal(0x40 | 0x10 | 0x08 | 0x04, file[4]); // linked, block checksum, content size, content checksum
             Assert.Equal(0x40, file[5]);                     // 64 KB blocks
         }
@@ -126,14 +97,9 @@ namespace MockDatabricks.Tests.Server
         public async Task CloudFetch_WithoutLz4_ServesPlainArrowStreams()
         {
             var spec = new DatasetSpec { Rows = 9_000, Seed = 8, RowsPerFile = 3_000 };
-            using MockDatabricksClient client = _fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=cloudfetch"), new ExecuteOptions { CanDecompressLz4 = false });
+            (QueryOutcome outcome, byte[] file) = await QueryAndDownloadFirstFileAsync(spec, "mode=cloudfetch", new ExecuteOptions { CanDecompressLz4 = false });
 
             Assert.False(outcome.Metadata.Lz4Compressed);
-            Assert.Equal(9_000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
-            byte[] file = await client.DownloadAsync(outcome.Links[0].FileLink);
             Assert.Equal(0xFFFFFFFFu, BitConverter.ToUInt32(file, 0)); // an Arrow IPC stream, not an LZ4 frame
         }
 
@@ -141,7 +107,7 @@ namespace MockDatabricks.Tests.Server
         public async Task NoDirectResults_PollsThenFetchesWithStartRowOffset()
         {
             var spec = new DatasetSpec { Rows = 30_000, Seed = 9, RowsPerFile = 3_000 };
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
 
             QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session,
@@ -149,14 +115,14 @@ namespace MockDatabricks.Tests.Server
 
             Assert.False(outcome.UsedDirectResults);
             Assert.Equal(30_000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
-            List<JournalEntry> rpcs = await _fixture.Admin.JournalAsync(operation: outcome.OperationId, kind: "rpc");
+            List<JournalEntry> rpcs = await fixture.Admin.JournalAsync(operation: outcome.OperationId, kind: "rpc");
             Assert.Equal(
                 new[] { "ExecuteStatement", "GetOperationStatus", "GetOperationStatus", "GetOperationStatus", "GetResultSetMetadata", "FetchResults", "FetchResults", "FetchResults", "CloseOperation" },
                 rpcs.Select(e => e.Method));
             Assert.Equal(new[] { "Running", "Running", "Finished" }, rpcs.Where(e => e.Method == "GetOperationStatus").Select(e => e.Detail));
             Assert.Equal(new long?[] { null, 12_000, 24_000 }, rpcs.Where(e => e.Method == "FetchResults").Select(e => e.StartRowOffset));
             Assert.All(rpcs.Where(e => e.Method == "FetchResults"), e => Assert.Equal(DriverLikeReader.BatchSize, e.MaxRows));
-            List<JournalEntry> downloads = await _fixture.Admin.JournalAsync(operation: outcome.OperationId, kind: "download");
+            List<JournalEntry> downloads = await fixture.Admin.JournalAsync(operation: outcome.OperationId, kind: "download");
             Assert.Equal(Enumerable.Range(0, 10).Select(i => (int?)i), downloads.Select(d => d.File));
         }
 
@@ -164,20 +130,17 @@ namespace MockDatabricks.Tests.Server
         public async Task DirectResults_CappedByMaxRows_ContinueAtTheNextOffset()
         {
             var spec = new DatasetSpec { Rows = 10_000, Seed = 10, RowsPerFile = 1_000 };
-            using MockDatabricksClient client = _fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=cloudfetch"), new ExecuteOptions { DirectMaxRows = 3_000 });
+            QueryOutcome outcome = await fixture.QueryAsync(spec, "mode=cloudfetch", new ExecuteOptions { DirectMaxRows = 3_000 });
 
             Assert.Equal(10_000, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
-            List<JournalEntry> fetches = (await _fixture.Admin.JournalAsync(operation: outcome.OperationId, kind: "rpc")).Where(e => e.Method == "FetchResults").ToList();
+            List<JournalEntry> fetches = (await fixture.Admin.JournalAsync(operation: outcome.OperationId, kind: "rpc")).Where(e => e.Method == "FetchResults").ToList();
             Assert.Equal(new long?[] { 3_000 }, fetches.Select(e => e.StartRowOffset));
         }
 
         [Fact]
         public async Task SelectOne_AndUseStatement_Work()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
             DriverLikeReader reader = MockServerFixture.NewReader(client);
 
@@ -191,7 +154,7 @@ namespace MockDatabricks.Tests.Server
         [Fact]
         public async Task GetInfo_CancelOperation_CloseSession_Succeed()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
 
             TGetInfoResp name = await client.GetInfoAsync(session, TGetInfoType.DbmsName);
@@ -211,5 +174,15 @@ namespace MockDatabricks.Tests.Server
         }
 
         internal static int CountFrames(byte[] file) => Protocol.Lz4FrameLayout.Read(file).Count;
+
+        /// <summary>Runs the query, checks every value against the generator, and downloads the first file as served.</summary>
+        private async Task<(QueryOutcome Outcome, byte[] FirstFile)> QueryAndDownloadFirstFileAsync(DatasetSpec spec, string settings, ExecuteOptions? options = null)
+        {
+            using MockDatabricksClient client = fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, settings), options);
+            Assert.Equal(spec.Rows, ResultVerifier.VerifyAllValues(outcome.Batches, spec));
+            return (outcome, await client.DownloadAsync(outcome.Links[0].FileLink));
+        }
     }
 }

@@ -1,13 +1,6 @@
-using System;
-using System.Linq;
 using System.Net.Http;
 using System.Security.Authentication;
 using System.Security.Cryptography.X509Certificates;
-using System.Threading.Tasks;
-using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
 
 namespace MockDatabricks.Tests.Server
 {

@@ -1,12 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
 using System.Threading;
-using System.Threading.Tasks;
-using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Testing;
-using Xunit;
 
 namespace MockDatabricks.Tests.Server
 {
@@ -16,28 +8,19 @@ namespace MockDatabricks.Tests.Server
     /// still downloaded after its reader was disposed.
     /// </summary>
     [Collection(MockServerCollection.Name)]
-    public class TransferProgressTests
+    public class TransferProgressTests(MockServerFixture fixture)
     {
         private static readonly DatasetSpec s_spec = new DatasetSpec { Rows = 8_000, Seed = 23, RowsPerFile = 2_000 };
 
         // One file of about 0.9 MB compressed, sent at 200 KB/s: several seconds, so the client can leave mid-body.
         private static readonly DatasetSpec s_bigFile = new DatasetSpec { Rows = 20_000, Seed = 24, RowsPerFile = 20_000 };
 
-        private readonly MockServerFixture _fixture;
-
-        public TransferProgressTests(MockServerFixture fixture)
-        {
-            _fixture = fixture;
-        }
-
         [Fact]
         public async Task EveryBodySentWhole_IsComplete_WithItsSize()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, faults='http500 files=1'"));
+            QueryOutcome outcome = await fixture.QueryAsync(s_spec, "mode=cloudfetch, faults='http500 files=1'");
 
-            List<JournalEntry> downloads = await _fixture.Admin.JournalAsync(operation: outcome.OperationId, kind: "download");
+            List<JournalEntry> downloads = await fixture.Admin.JournalAsync(operation: outcome.OperationId, kind: "download");
             Assert.Equal(new[] { "ok", "http500", "ok", "ok", "ok" }, downloads.Select(d => d.Outcome));
             foreach (JournalEntry download in downloads.Where(d => d.Outcome == "ok"))
             {
@@ -55,7 +38,7 @@ namespace MockDatabricks.Tests.Server
         [Fact]
         public async Task AClientThatLeavesMidBody_IsSeenSendingThenAborted()
         {
-            using MockDatabricksClient client = _fixture.NewClient();
+            using MockDatabricksClient client = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
             string tag = "transfer-" + Guid.NewGuid().ToString("N");
             TExecuteStatementResp executed = await client.ExecuteStatementAsync(session,
@@ -81,7 +64,7 @@ namespace MockDatabricks.Tests.Server
             while (true)
             {
                 // Empty until the server has the request: the client's GET is under way.
-                List<JournalEntry> downloads = await _fixture.Admin.JournalAsync(tag: tag, kind: "download");
+                List<JournalEntry> downloads = await fixture.Admin.JournalAsync(tag: tag, kind: "download");
                 Assert.True(downloads.Count <= 1, $"{downloads.Count} downloads of one link");
                 JournalTransfer? transfer = downloads.Count == 0 ? null : downloads[0].Transfer ?? throw new Xunit.Sdk.XunitException("the download has no transfer");
                 if (transfer != null && condition(transfer))

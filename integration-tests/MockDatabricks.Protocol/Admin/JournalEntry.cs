@@ -1,0 +1,33 @@
+using System;
+
+namespace MockDatabricks.Protocol.Admin
+{
+    /// <summary>
+    /// One request as the server saw it, the same record on both sides of /admin/journal (the server writes it, the
+    /// admin client reads it). kind: "rpc" (Thrift POST), "download" (CloudFetch GET) or "http" (rejected before
+    /// dispatch, e.g. 401). status: the HTTP status sent. outcome: what the server did ("ok", "error-status",
+    /// "exception", "http503", "truncated", "reset", "corrupt", "expired-link", "unauthorized", ...).
+    /// </summary>
+    public sealed record JournalEntry(
+        long Seq,
+        DateTimeOffset Time,
+        string Kind,
+        string Method,
+        string? Session,
+        string? Operation,
+        string? Tag,
+        long? StartRowOffset,
+        long? MaxRows,
+        long? MaxBytes,
+        int? File,
+        int Status,
+        string Outcome,
+        string? Detail)
+    {
+        /// <summary>For a download whose whole body is sent (ok, corrupt, slow, throttled): how much of it the server had written when the journal was read.</summary>
+        public JournalTransfer? Transfer { get; init; }
+    }
+
+    /// <summary>A download's progress as the server wrote it: state "sending", "complete" or "aborted".</summary>
+    public sealed record JournalTransfer(long BytesTotal, long BytesSent, string State, DateTimeOffset? Ended);
+}
