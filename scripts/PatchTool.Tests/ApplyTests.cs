@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace DbxMem.PatchTool.Tests;
+namespace PatchTool.Tests;
 
 public class ApplyTests
 {

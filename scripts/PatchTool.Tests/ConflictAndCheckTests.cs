@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool.Tests;
+namespace PatchTool.Tests;
 
 public class ConflictAndCheckTests
 {

@@ -4,7 +4,7 @@ using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 
-namespace DbxMem.PatchTool.Tests
+namespace PatchTool.Tests
 {
     /// <summary>
     /// scripts/container-engine.sh keeps the socket and config of a root-owned engine in a state directory, so that

@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace DbxMem.PatchTool.Tests;
+namespace PatchTool.Tests;
 
 public class ExportTests
 {

@@ -4,5 +4,5 @@ global using System.Collections.Generic;
 global using System.IO;
 global using System.Linq;
 global using System.Text.Json;
-global using DbxMem.PatchTool.Tests.Support;
+global using PatchTool.Tests.Support;
 global using Xunit;

@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool.Tests;
+namespace PatchTool.Tests;
 
 /// <summary>
 /// A base shaped like adbc-drivers/databricks: a tag with a '/' (csharp/v1.1.7 upstream), a driver in another namespace

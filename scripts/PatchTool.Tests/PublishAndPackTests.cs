@@ -1,6 +1,6 @@
 using System.IO.Compression;
 
-namespace DbxMem.PatchTool.Tests;
+namespace PatchTool.Tests;
 
 /// <summary>
 /// publish and pack of the fake driver (net10.0, so it restores offline), and what --fit-nuget-source does about a

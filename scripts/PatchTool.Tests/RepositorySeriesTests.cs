@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool.Tests;
+namespace PatchTool.Tests;
 
 /// <summary>
 /// The repository's own patches/ folder, validated without a checkout: every base.json parses, every series lists

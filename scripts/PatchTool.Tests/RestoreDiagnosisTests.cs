@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool.Tests;
+namespace PatchTool.Tests;
 
 /// <summary>
 /// The restore output of a tag-21 checkout on a partial NuGet source (captured 2026-11-23): the hint names the packages

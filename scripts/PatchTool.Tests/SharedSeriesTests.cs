@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool.Tests;
+namespace PatchTool.Tests;
 
 /// <summary>
 /// Two tags whose driver sources are identical share one series (patches/shared/common/, included by both tags' series

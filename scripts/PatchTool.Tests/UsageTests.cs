@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool.Tests;
+namespace PatchTool.Tests;
 
 /// <summary>What a user meets before anything runs: a missing git, a wrong path, bad patch data, bad arguments, and help.</summary>
 public class UsageTests

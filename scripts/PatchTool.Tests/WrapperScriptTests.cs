@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool.Tests;
+namespace PatchTool.Tests;
 
 /// <summary>The real scripts/patch wrapper, run as a user would: from another directory, as a separate process.</summary>
 public class WrapperScriptTests

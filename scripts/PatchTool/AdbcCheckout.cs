@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>A git work tree of apache/arrow-adbc or adbc-drivers/databricks, and the git queries the commands make on it.</summary>
 internal sealed class AdbcCheckout

@@ -1,6 +1,6 @@
 using System.Text.Json.Serialization;
 
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>
 /// patches/&lt;tag&gt;/base.json: the upstream commit a series was made on and where the driver lives in that tree

@@ -1,6 +1,6 @@
 using System.Text.Json.Nodes;
 
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>What one evaluation of a project says (dotnet msbuild -getProperty/-getItem, no build).</summary>
 internal sealed record ProjectEvaluation(IReadOnlyList<string> Frameworks, string PackageId, string PackageVersion, bool IsPackable, IReadOnlyList<string> References, string AssetsFile);

@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>
 /// The git CLI in one directory. Every call pins the settings that would make output depend on the user's

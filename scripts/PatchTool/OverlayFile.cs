@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>A source file of driver-overlay/, copied verbatim into the checkout's overlay folder.</summary>
 internal sealed class OverlayFile(string relativePath, byte[] bytes)

@@ -1,6 +1,6 @@
 using System.Security.Cryptography;
 
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>
 /// One git format-patch (mbox) file of a series, and the edits of its commit message that apply and export make. Text

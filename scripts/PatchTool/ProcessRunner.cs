@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Threading.Tasks;
 
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>The outcome of one child process; stdout as raw bytes, because patches must round-trip byte for byte.</summary>
 internal sealed record ProcessResult(int ExitCode, byte[] StdoutBytes, string Stderr)

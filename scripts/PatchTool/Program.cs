@@ -1,6 +1,6 @@
 using System.CommandLine;
 
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>
 /// The command line (System.CommandLine) and the error contract: a ToolException prints "error:" and "hint:" on stderr

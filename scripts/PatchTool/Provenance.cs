@@ -1,6 +1,6 @@
 using System.Text.Encodings.Web;
 
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>What apply did to a checkout: &lt;git-dir&gt;/dbxmem-patch/provenance.json (scripts/README.md lists the fields).</summary>
 internal sealed class CheckoutProvenance

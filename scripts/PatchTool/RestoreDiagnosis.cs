@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>
 /// One MSBuild property that --fit-nuget-source added so the driver restores from this machine's NuGet source, and why.

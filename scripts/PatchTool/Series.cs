@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>
 /// The patch data: patches/VERSION, one folder per supported base (base.json, series, *.patch), the shared series

@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>How one patch fared: applied, or not, with the files git named and git's own message.</summary>
 internal sealed record PatchOutcome(PatchFile? Patch, bool Applied, IReadOnlyList<string> FailedFiles, string GitMessage);

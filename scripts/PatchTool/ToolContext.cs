@@ -1,6 +1,6 @@
 using System.Reflection;
 
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>
 /// What every command gets: the output writers, the environment, the current directory and the global options.

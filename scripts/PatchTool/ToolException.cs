@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>
 /// Exit codes: part of the tool's contract (scripts/README.md), so scripts and CI can tell "fix your checkout" from

@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool.Tests.Support;
+namespace PatchTool.Tests.Support;
 
 /// <summary>
 /// A temporary git repository shaped like apache/arrow-adbc (a Databricks driver folder, a net10.0 project, a release

@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool.Tests.Support;
+namespace PatchTool.Tests.Support;
 
 /// <summary>A temporary folder (in <paramref name="parent"/>, default the system's) deleted with everything in it when disposed.</summary>
 internal sealed class TempDirectory(string prefix = "patchtool-tests-", string? parent = null) : IDisposable

@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>
 /// apply: on a checkout at a supported base, the overlay as one commit, then git am of the series in order, with

@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>bases: the supported upstream bases, their repositories, commits and shared series, and where the --adbc checkout stands.</summary>
 internal static class BasesCommand

@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>
 /// check: would the series apply? Validates it (files, headers) and dry-runs it on a scratch index built from the base

@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>The options publish and pack share: the configuration, -p NAME=VALUE properties, and --fit-nuget-source.</summary>
 internal sealed record BuildOptions(string Configuration, IReadOnlyList<string> Properties, bool Fit);

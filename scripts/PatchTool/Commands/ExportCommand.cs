@@ -1,4 +1,4 @@
-namespace DbxMem.PatchTool;
+namespace PatchTool;
 
 /// <summary>
 /// export: rewrites the series from the patched checkout's commits; --check only compares. What it adds over `git
