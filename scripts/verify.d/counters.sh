@@ -1,4 +1,4 @@
-# Sourced by scripts/verify and by scripts/test's recording check (scripts/check-counters-recording.sh). Records one
+# Sourced by scripts/verify and by scripts/test's recording check (scripts/report/test_counters_recording.py). Records one
 # run of the memory probe with dotnet-counters, the local tool in .config/dotnet-tools.json, the way verify records
 # every probe run: System.Runtime's counters and the overlay's meter, every second, as CSV.
 #
