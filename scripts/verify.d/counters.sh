@@ -23,18 +23,20 @@ counters_restore() {
     (cd "$repo_root" && dotnet tool restore) >"$1" 2>&1
 }
 
+counters_meter=""  # read once, on the first recording
+
 record_counters() {
-    local csv="$1" log="$2" meter scratch status
+    local csv="$1" log="$2" scratch status
     shift 2
     recorded_status=""
-    meter="$(/usr/bin/python3 "$repo_root/scripts/report/metric_names.py" MeterName)"
+    [ -n "$counters_meter" ] || counters_meter="$(/usr/bin/python3 "$repo_root/scripts/report/metric_names.py" MeterName)"
     scratch="$(mktemp -d)"
     rm -f "$csv"
     # stdin from /dev/null: dotnet-counters stops the recording on a Q typed at the terminal.
     status=0
     (cd "$repo_root" && MEMORY_PROBE_OUTPUT_FILE="$scratch/output" MEMORY_PROBE_EXIT_CODE_FILE="$scratch/exit-code" \
         dotnet dotnet-counters collect --format csv -o "$csv" --refresh-interval 1 \
-            --counters "System.Runtime,$meter" -- "$@") </dev/null >"$log" 2>&1 || status=$?
+            --counters "System.Runtime,$counters_meter" -- "$@") </dev/null >"$log" 2>&1 || status=$?
     [ -f "$scratch/output" ] && cat "$scratch/output"
     if [ -s "$scratch/exit-code" ]; then
         recorded_status="$(cat "$scratch/exit-code")"
