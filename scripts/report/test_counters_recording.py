@@ -9,17 +9,15 @@ Fails when dotnet-counters does not record the overlay's meter with its tags, wh
 or when the report reads the recording wrong.
 """
 import csv
-import datetime
 import os
 import pathlib
 import subprocess
 import sys
 import tempfile
 import unittest
-import uuid
-from xml.sax.saxutils import quoteattr
 
 import metric_names
+import unittest_trx
 import write_report
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -102,54 +100,6 @@ class UnrecordedRun(unittest.TestCase):
             self.assertEqual((0, None, None), write_report.read_recording(csv))
 
 
-class OutcomeResult(unittest.TextTestResult):
-    """Remembers each test's outcome by name, for the TRX (an error in setUpClass fails the class's tests)."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.outcomes = {}
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self.outcomes[test.id()] = "Passed"
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self.outcomes[test.id()] = "Failed"
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self.outcomes[test.id()] = "Failed"
-
-    def addSkip(self, test, reason):
-        super().addSkip(test, reason)
-        self.outcomes[test.id()] = "NotExecuted"
-
-
-def write_trx(path, outcomes, started):
-    """The TRX scripts/trx_summary.py adds up: one UnitTestResult per test, and the counters."""
-    counts = {state: list(outcomes.values()).count(state) for state in ("Passed", "Failed", "NotExecuted")}
-    stamp = started.isoformat()
-    results = "".join(f'<UnitTestResult testId="{uuid.uuid4()}" testName={quoteattr(name)} outcome="{state}" '
-                      f'startTime="{stamp}" />' for name, state in sorted(outcomes.items()))
-    pathlib.Path(path).write_text(
-        '<?xml version="1.0" encoding="utf-8"?>\n'
-        f'<TestRun id="{uuid.uuid4()}" name="counters-recording" xmlns="http://microsoft.com/schemas/VisualStudio/TeamTest/2010">'
-        f'<Results>{results}</Results><ResultSummary outcome="{"Failed" if counts["Failed"] else "Completed"}">'
-        f'<Counters total="{len(outcomes)}" executed="{counts["Passed"] + counts["Failed"]}" passed="{counts["Passed"]}" '
-        f'failed="{counts["Failed"]}" error="0" notExecuted="{counts["NotExecuted"]}" /></ResultSummary></TestRun>\n')
-
-
-def main(argv):
-    trx = argv[argv.index("--trx") + 1] if "--trx" in argv else None
-    started = datetime.datetime.now(datetime.timezone.utc)
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    result = unittest.TextTestRunner(verbosity=2, resultclass=OutcomeResult).run(suite)
-    if trx:
-        write_trx(trx, result.outcomes, started)
-    return 0 if result.wasSuccessful() and result.testsRun > 0 else 1
-
-
 if __name__ == "__main__":
     os.chdir(REPO)
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(unittest_trx.main(sys.modules[__name__], "counters-recording", sys.argv[1:]))
