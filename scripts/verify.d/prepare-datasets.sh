@@ -23,13 +23,15 @@ prepare_dataset() {
     prepare_statement "$statement"
 }
 
-# prepare_statement STATEMENT: the same for one SQL text.
+# prepare_statement STATEMENT [URL [CERT_PEM]]: the same for one SQL text, on the mock at URL (default mock_url; an
+# https mock's certificate to trust: CERT_PEM).
 prepare_statement() {
-    local statement="$1" body code response
+    local statement="$1" url="${2:-$mock_url}" trust=() body code response
+    [ -n "${3:-}" ] && trust=(--cacert "$3")
     body="$(python3 -c 'import json, sys; print(json.dumps({"statement": sys.argv[1]}))' "$statement")"
-    response="$log_dir/prepare-$(printf '%s' "$statement" | cksum | cut -d' ' -f1).json"
-    code="$(curl -sS -o "$response" -w '%{http_code}' --max-time 1800 -X POST -H 'Content-Type: application/json' \
-        --data "$body" "$mock_url/admin/datasets/prepare" 2>>"$log_dir/prepare.log" || true)"
+    response="$log_dir/prepare-$(printf '%s' "$url $statement" | cksum | cut -d' ' -f1).json"
+    code="$(curl -sS "${trust[@]}" -o "$response" -w '%{http_code}' --max-time 1800 -X POST -H 'Content-Type: application/json' \
+        --data "$body" "$url/admin/datasets/prepare" 2>>"$log_dir/prepare.log" || true)"
     if [ "$code" != 200 ]; then
         echo "  warning: the mock server did not prepare '$statement' (HTTP ${code:-none}: $(head -c 200 "$response" 2>/dev/null));" >&2
         echo "           the first run of that result generates its files inside the timed window" >&2
