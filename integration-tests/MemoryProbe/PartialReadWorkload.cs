@@ -27,7 +27,7 @@ namespace MemoryProbe
         public async Task<WorkloadRun> RunAsync(OverlayMetricsListener overlay)
         {
             string tag = "probe-partial-" + Guid.NewGuid().ToString("N");
-            using var admin = new AdminClient(options.MockUrl);
+            using var admin = new AdminClient(options.MockUrl, options.TrustedCertificate);
             Disposal disposal = ReadFirstBatchThenDispose(tag, admin, overlay);
 
             // Right after the dispose returned, before anything the driver left running had time to finish; the peak

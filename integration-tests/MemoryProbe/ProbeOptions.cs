@@ -6,7 +6,8 @@ namespace MemoryProbe
     /// Command line: --mock-url URL --label stock|patched --scenario NAME --rows N --output FILE [--seed S] [--warmup-rows N]
     /// [--sample-every K] [--token T] [--property key=value]... [--heap-report FILE] [--print-statement] [--never-dispose-batches]
     /// [--workload full-read|partial-read|concurrent|sequential] [--queries N] [--databases N] [--hold-ms MS]
-    /// [--download-bps N] [--idle-seconds S] [--warmup-queries N] (the workloads other than full-read: see HostWorkload).
+    /// [--download-bps N] [--idle-seconds S] [--warmup-queries N] (the workloads other than full-read: see HostWorkload)
+    /// [--protocol thrift|rest] [--trusted-certificate PEM] (see ProbeDriver).
     /// </summary>
     internal sealed class ProbeOptions
     {
@@ -27,6 +28,13 @@ namespace MemoryProbe
         public string Output { get; private set; } = "probe.json";
 
         public Dictionary<string, string> Properties { get; } = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+
+        /// <summary>The driver's protocol: <see cref="ProbeDriver.Thrift"/> (the default, over the mock's http or https) or
+        /// <see cref="ProbeDriver.Rest"/> (the Statement Execution API, which the driver only speaks over https).</summary>
+        public string Protocol { get; private set; } = ProbeDriver.Thrift;
+
+        /// <summary>The PEM of an https mock's generated certificate, trusted by the driver and the admin client (null: http).</summary>
+        public string? TrustedCertificate { get; private set; }
 
         /// <summary>The statement: a CloudFetch result of the mock's mixed data set (about 100 bytes per row uncompressed).</summary>
         public string Statement(long rows) => Statement(rows, Seed);
@@ -109,6 +117,8 @@ namespace MemoryProbe
                     case "--hold-ms": options.HoldMilliseconds = AtLeast(int.Parse(Value(), CultureInfo.InvariantCulture), 0, "--hold-ms"); break;
                     case "--download-bps": options.DownloadBytesPerSecond = AtLeast(long.Parse(Value(), CultureInfo.InvariantCulture), 0, "--download-bps"); break;
                     case "--idle-seconds": options.IdleSeconds = AtLeast(double.Parse(Value(), CultureInfo.InvariantCulture), 0, "--idle-seconds"); break;
+                    case "--protocol": options.Protocol = ProbeDriver.CheckProtocol(Value()); break;
+                    case "--trusted-certificate": options.TrustedCertificate = Value(); break;
                     case "--property":
                         string pair = Value();
                         int equals = pair.IndexOf('=');
@@ -121,6 +131,11 @@ namespace MemoryProbe
                         break;
                     default: throw new ArgumentException($"unknown option {args[i]}");
                 }
+            }
+
+            if (options.Protocol == ProbeDriver.Rest && options.MockUrl.Scheme != Uri.UriSchemeHttps)
+            {
+                throw new ArgumentException($"--protocol rest needs an https mock (the driver calls https://<hostName>), got {options.MockUrl}");
             }
 
             if (options.Databases > options.Queries)

@@ -213,7 +213,7 @@ namespace MemoryProbe
             var verifier = new ResultVerifier(new DatasetSpec { Rows = rows, Seed = options.Seed }, options.SampleEvery) { DisposeBatches = disposeBatches };
             try
             {
-                using AdbcDatabase database = new DatabricksDriver().Open(MockConnectionProperties.For(options.MockUrl, options.Token, options.Properties));
+                using AdbcDatabase database = ProbeDriver.Open(options);
                 keepDatabase.Value = database; // disposed by the using, still referenced through the box
                 using AdbcConnection connection = database.Connect(null);
                 using AdbcStatement statement = connection.CreateStatement();
