@@ -3,7 +3,8 @@
 a markdown table with the targets (issues 4 and 11 for apache/arrow-adbc bases, issue 20 for the driver's new home
 adbc-drivers/databricks), a PNG chart of GC heap over time, and summary.json.
 
-    write_report.py RESULTS_DIR OUTPUT_DIR [COUNTERS_DIR [BUILD_NOTES_JSON [HOST_RESULTS_DIR]]]
+    write_report.py [--upstream-tests SUMMARY_JSON] [--rest-results DIR] RESULTS_DIR OUTPUT_DIR
+                    [COUNTERS_DIR [BUILD_NOTES_JSON [HOST_RESULTS_DIR]]]
 
 Each result file is the probe's JSON (see integration-tests/MemoryProbe). Runs are grouped by
 (driver, scenario) and summarised by their median, because the machines are shared and noisy; stock and
@@ -15,6 +16,9 @@ BUILD_NOTES_JSON is scripts/verify's record of build overrides and prepared data
 HOST_RESULTS_DIR holds the probe's host workloads (issue 16), reported in their own section (scripts/report/host_scenarios.py).
 Their correctness checks count toward the exit status; their targets are goals (issue 16: a miss is reported with its
 cause, not hidden), listed in summary.json as hostTargets, and do not turn the exit status to 2.
+--upstream-tests: upstream's test project run against the mock, stock and patched, compared per class
+(scripts/report/upstream_tests.py's summary); --rest-results: the probe's runs over the REST protocol
+(scripts/report/rest_protocol.py). Each is a section of its own; their correctness failures count toward the exit status.
 Uses matplotlib (Debian: python3-matplotlib), run with the system python.
 """
 import csv
@@ -291,7 +295,7 @@ def counter_recordings(counters_dir, out):
                     "still counted.", ""]
 
 
-def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=None):
+def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=None, upstream_summary=None, rest_dir=None):
     runs = load(results_dir)
     if not runs:
         print(f"report: no probe results in {results_dir}", file=sys.stderr)
@@ -340,6 +344,17 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=N
         host_lines, host_targets, host_failures = host_scenarios.section(host_dir, out)
         lines += host_lines
         failures += host_failures
+    if rest_dir:
+        import rest_protocol
+        rest_lines, rest_failures = rest_protocol.section(rest_dir)
+        lines += rest_lines
+        failures += rest_failures
+    if upstream_summary:
+        import upstream_tests
+        upstream_lines, upstream_failures = upstream_tests.section(json.loads(pathlib.Path(upstream_summary).read_text()),
+                                                                    upstream_tests.commands(upstream_summary))
+        lines += upstream_lines
+        failures += upstream_failures
     lines += verify_notes.section(notes)
     lines += counter_recordings(counters_dir, out)
     (out / "report.md").write_text("\n".join(lines) + "\n")
@@ -350,6 +365,20 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=N
     return 0 if all(t["met"] for t in targets) else 2
 
 
+def parse(argv):
+    """The positional arguments (missing ones None) and the --name VALUE options, as main's keyword arguments."""
+    options = {"--upstream-tests": "upstream_summary", "--rest-results": "rest_dir"}
+    keywords, positional = {}, []
+    arguments = iter(argv)
+    for argument in arguments:
+        if argument in options:
+            keywords[options[argument]] = next(arguments)
+        else:
+            positional.append(argument)
+    names = ["results_dir", "output_dir", "counters_dir", "notes_file", "host_dir"]
+    keywords.update(zip(names, positional))
+    return keywords
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None,
-                  sys.argv[4] if len(sys.argv) > 4 else None, sys.argv[5] if len(sys.argv) > 5 else None))
+    sys.exit(main(**parse(sys.argv[1:])))
