@@ -40,12 +40,21 @@ upstream_test_layout() {
 # (patches/csharp-v1.1.7/README.md): net8.0 only, and NU1603/NU1605 (a substituted version, the test project's
 # OpenTelemetry.Api downgrade) as warnings, with WarningsAsErrors emptied since the SDK lists NU1605 there.
 upstream_test_properties() {
-    local override
-    upstream_props=("${msbuild_args[@]}")
-    while IFS= read -r override; do
-        [ -n "$override" ] && upstream_props+=("$override")
-    done < <(python3 -c 'import json, sys; [print(o["argument"]) for o in json.load(open(sys.argv[1])).get("overrides", [])]' "$build_notes")
-    upstream_props+=(-p:TargetFrameworks=net8.0 '-p:WarningsNotAsErrors=NU1603%3BNU1605' -p:WarningsAsErrors=)
+    local property
+    upstream_props=()
+    # Each property once, the last value winning (as MSBuild takes it), so the command in the report reads plainly.
+    while IFS= read -r property; do
+        upstream_props+=("$property")
+    done < <(python3 - "$build_notes" "${msbuild_args[@]}" -p:TargetFrameworks=net8.0 '-p:WarningsNotAsErrors=NU1603%3BNU1605' -p:WarningsAsErrors= <<'PY'
+import json, sys
+notes, given = sys.argv[1], sys.argv[2:]
+overrides = [o["argument"] for o in json.load(open(notes)).get("overrides", [])]
+# verify's own arguments first, then the publish's overrides, then what the test project needs.
+ordered = given[:-3] + overrides + given[-3:]
+last = {argument.split("=", 1)[0]: argument for argument in ordered}
+print("\n".join(dict.fromkeys(last[argument.split("=", 1)[0]] for argument in ordered)))
+PY
+)
 }
 
 build_upstream_tests() {
