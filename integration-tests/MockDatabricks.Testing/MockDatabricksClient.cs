@@ -145,7 +145,8 @@ namespace MockDatabricks.Testing
         public Task<TGetResultSetMetadataResp> GetResultSetMetadataAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
             CallAsync<TGetResultSetMetadataResp>("GetResultSetMetadata", new TGetResultSetMetadataReq { OperationHandle = operation }, cancellationToken);
 
-        public Task<TFetchResultsResp> FetchResultsAsync(TOperationHandle operation, long maxRows, long? startRowOffset = null, long? maxBytes = null, CancellationToken cancellationToken = default)
+        /// <param name="includeResultSetMetadata">Sets TFetchResultsReq.includeResultSetMetadata (null leaves it out, as the ADBC driver does).</param>
+        public Task<TFetchResultsResp> FetchResultsAsync(TOperationHandle operation, long maxRows, long? startRowOffset = null, long? maxBytes = null, bool? includeResultSetMetadata = null, CancellationToken cancellationToken = default)
         {
             var request = new TFetchResultsReq(operation, TFetchOrientation.FetchNext, maxRows);
             if (startRowOffset is long offset)
@@ -156,6 +157,11 @@ namespace MockDatabricks.Testing
             if (maxBytes is long bytes)
             {
                 request.MaxBytes = bytes;
+            }
+
+            if (includeResultSetMetadata is bool include)
+            {
+                request.IncludeResultSetMetadata = include;
             }
 
             return CallAsync<TFetchResultsResp>("FetchResults", request, cancellationToken);

@@ -40,6 +40,7 @@ namespace MockDatabricks.Protocol.Cli
   {
     private bool _hasMoreRows;
     private global::MockDatabricks.Protocol.Cli.TRowSet _results;
+    private global::MockDatabricks.Protocol.Cli.TGetResultSetMetadataResp _resultSetMetadata;
 
     public global::MockDatabricks.Protocol.Cli.TStatus Status { get; set; }
 
@@ -69,12 +70,26 @@ namespace MockDatabricks.Protocol.Cli
       }
     }
 
+    public global::MockDatabricks.Protocol.Cli.TGetResultSetMetadataResp ResultSetMetadata
+    {
+      get
+      {
+        return _resultSetMetadata;
+      }
+      set
+      {
+        __isset.resultSetMetadata = true;
+        this._resultSetMetadata = value;
+      }
+    }
+
 
     public Isset __isset;
     public struct Isset
     {
       public bool hasMoreRows;
       public bool results;
+      public bool resultSetMetadata;
     }
 
     public TFetchResultsResp()
@@ -137,6 +152,17 @@ namespace MockDatabricks.Protocol.Cli
                 await TProtocolUtil.SkipAsync(iprot, field.Type, cancellationToken);
               }
               break;
+            case 1281:
+              if (field.Type == TType.Struct)
+              {
+                ResultSetMetadata = new global::MockDatabricks.Protocol.Cli.TGetResultSetMetadataResp();
+                await ResultSetMetadata.ReadAsync(iprot, cancellationToken);
+              }
+              else
+              {
+                await TProtocolUtil.SkipAsync(iprot, field.Type, cancellationToken);
+              }
+              break;
             default: 
               await TProtocolUtil.SkipAsync(iprot, field.Type, cancellationToken);
               break;
@@ -192,6 +218,15 @@ namespace MockDatabricks.Protocol.Cli
           await Results.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
+        if((ResultSetMetadata != null) && __isset.resultSetMetadata)
+        {
+          tmp221.Name = "resultSetMetadata";
+          tmp221.Type = TType.Struct;
+          tmp221.ID = 1281;
+          await oprot.WriteFieldBeginAsync(tmp221, cancellationToken);
+          await ResultSetMetadata.WriteAsync(oprot, cancellationToken);
+          await oprot.WriteFieldEndAsync(cancellationToken);
+        }
         await oprot.WriteFieldStopAsync(cancellationToken);
         await oprot.WriteStructEndAsync(cancellationToken);
       }
@@ -207,7 +242,8 @@ namespace MockDatabricks.Protocol.Cli
       if (ReferenceEquals(this, other)) return true;
       return global::System.Object.Equals(Status, other.Status)
         && ((__isset.hasMoreRows == other.__isset.hasMoreRows) && ((!__isset.hasMoreRows) || (global::System.Object.Equals(HasMoreRows, other.HasMoreRows))))
-        && ((__isset.results == other.__isset.results) && ((!__isset.results) || (global::System.Object.Equals(Results, other.Results))));
+        && ((__isset.results == other.__isset.results) && ((!__isset.results) || (global::System.Object.Equals(Results, other.Results))))
+        && ((__isset.resultSetMetadata == other.__isset.resultSetMetadata) && ((!__isset.resultSetMetadata) || (global::System.Object.Equals(ResultSetMetadata, other.ResultSetMetadata))));
     }
 
     public override int GetHashCode() {
@@ -224,6 +260,10 @@ namespace MockDatabricks.Protocol.Cli
         if((Results != null) && __isset.results)
         {
           hashcode = (hashcode * 397) + Results.GetHashCode();
+        }
+        if((ResultSetMetadata != null) && __isset.resultSetMetadata)
+        {
+          hashcode = (hashcode * 397) + ResultSetMetadata.GetHashCode();
         }
       }
       return hashcode;
@@ -246,6 +286,11 @@ namespace MockDatabricks.Protocol.Cli
       {
         tmp222.Append(", Results: ");
         Results.ToString(tmp222);
+      }
+      if((ResultSetMetadata != null) && __isset.resultSetMetadata)
+      {
+        tmp222.Append(", ResultSetMetadata: ");
+        ResultSetMetadata.ToString(tmp222);
       }
       tmp222.Append(')');
       return tmp222.ToString();

@@ -192,7 +192,14 @@ struct TRowSet {
   1282: optional list<TSparkArrowResultLink> resultLinks
 }
 
-struct TFetchResultsResp { 1: required TStatus status, 2: optional bool hasMoreRows, 3: optional TRowSet results }
+// resultSetMetadata comes back only when the request set includeResultSetMetadata (the Python connector, the Go and the
+// JDBC drivers do; the ADBC driver does not), as a warehouse answers.
+struct TFetchResultsResp {
+  1: required TStatus status
+  2: optional bool hasMoreRows
+  3: optional TRowSet results
+  1281: optional TGetResultSetMetadataResp resultSetMetadata
+}
 
 struct TSparkDirectResults {
   1: optional TGetOperationStatusResp operationStatus

@@ -110,7 +110,16 @@ namespace MockDatabricks.Server.Endpoints
                 };
             }
 
-            return await results.FetchAsync(operation, baseUrl, request.__isset.startRowOffset ? request.StartRowOffset : null, request.MaxRows, request.__isset.maxBytes ? request.MaxBytes : null).ConfigureAwait(false);
+            TFetchResultsResp response = await results.FetchAsync(operation, baseUrl, request.__isset.startRowOffset ? request.StartRowOffset : null, request.MaxRows, request.__isset.maxBytes ? request.MaxBytes : null).ConfigureAwait(false);
+
+            // The Python connector (and the Go and JDBC drivers) ask for the metadata with every page and read the row set's
+            // format from it (resultSetMetadata.resultFormat) instead of remembering it; a warehouse sends it when asked.
+            if (request.__isset.includeResultSetMetadata && request.IncludeResultSetMetadata)
+            {
+                response.ResultSetMetadata = ResultBuilder.Metadata(operation);
+            }
+
+            return response;
         }
 
         public TCloseOperationResp CloseOperation(MockOperation operation)
