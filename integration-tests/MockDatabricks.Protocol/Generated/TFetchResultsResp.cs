@@ -188,42 +188,42 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp220 = new TStruct("TFetchResultsResp");
-        await oprot.WriteStructBeginAsync(tmp220, cancellationToken);
-        var tmp221 = new TField();
+        var tmp244 = new TStruct("TFetchResultsResp");
+        await oprot.WriteStructBeginAsync(tmp244, cancellationToken);
+        var tmp245 = new TField();
         if((Status != null))
         {
-          tmp221.Name = "status";
-          tmp221.Type = TType.Struct;
-          tmp221.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp221, cancellationToken);
+          tmp245.Name = "status";
+          tmp245.Type = TType.Struct;
+          tmp245.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp245, cancellationToken);
           await Status.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if(__isset.hasMoreRows)
         {
-          tmp221.Name = "hasMoreRows";
-          tmp221.Type = TType.Bool;
-          tmp221.ID = 2;
-          await oprot.WriteFieldBeginAsync(tmp221, cancellationToken);
+          tmp245.Name = "hasMoreRows";
+          tmp245.Type = TType.Bool;
+          tmp245.ID = 2;
+          await oprot.WriteFieldBeginAsync(tmp245, cancellationToken);
           await oprot.WriteBoolAsync(HasMoreRows, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((Results != null) && __isset.results)
         {
-          tmp221.Name = "results";
-          tmp221.Type = TType.Struct;
-          tmp221.ID = 3;
-          await oprot.WriteFieldBeginAsync(tmp221, cancellationToken);
+          tmp245.Name = "results";
+          tmp245.Type = TType.Struct;
+          tmp245.ID = 3;
+          await oprot.WriteFieldBeginAsync(tmp245, cancellationToken);
           await Results.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((ResultSetMetadata != null) && __isset.resultSetMetadata)
         {
-          tmp221.Name = "resultSetMetadata";
-          tmp221.Type = TType.Struct;
-          tmp221.ID = 1281;
-          await oprot.WriteFieldBeginAsync(tmp221, cancellationToken);
+          tmp245.Name = "resultSetMetadata";
+          tmp245.Type = TType.Struct;
+          tmp245.ID = 1281;
+          await oprot.WriteFieldBeginAsync(tmp245, cancellationToken);
           await ResultSetMetadata.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
@@ -271,29 +271,29 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp222 = new StringBuilder("TFetchResultsResp(");
+      var tmp246 = new StringBuilder("TFetchResultsResp(");
       if((Status != null))
       {
-        tmp222.Append(", Status: ");
-        Status.ToString(tmp222);
+        tmp246.Append(", Status: ");
+        Status.ToString(tmp246);
       }
       if(__isset.hasMoreRows)
       {
-        tmp222.Append(", HasMoreRows: ");
-        HasMoreRows.ToString(tmp222);
+        tmp246.Append(", HasMoreRows: ");
+        HasMoreRows.ToString(tmp246);
       }
       if((Results != null) && __isset.results)
       {
-        tmp222.Append(", Results: ");
-        Results.ToString(tmp222);
+        tmp246.Append(", Results: ");
+        Results.ToString(tmp246);
       }
       if((ResultSetMetadata != null) && __isset.resultSetMetadata)
       {
-        tmp222.Append(", ResultSetMetadata: ");
-        ResultSetMetadata.ToString(tmp222);
+        tmp246.Append(", ResultSetMetadata: ");
+        ResultSetMetadata.ToString(tmp246);
       }
-      tmp222.Append(')');
-      return tmp222.ToString();
+      tmp246.Append(')');
+      return tmp246.ToString();
     }
   }
 

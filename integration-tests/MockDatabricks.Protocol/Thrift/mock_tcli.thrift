@@ -159,18 +159,24 @@ struct TRow { }
 
 // Column-based results (COLUMN_BASED_SET), for a client that cannot read Arrow: one TColumn per result column,
 // values in the column's own Thrift type, and a null bitmap (bit i set = row i is null, least significant bit first).
-// Only the column kinds the mock's data sets need (byte, i16 and binary columns are left out).
+// TINYINT travels in byteVal, SMALLINT in i16Val, BINARY in binaryVal (metadata results have TINYINT and SMALLINT columns).
 struct TBoolColumn { 1: required list<bool> values, 2: required binary nulls }
+struct TByteColumn { 1: required list<i8> values, 2: required binary nulls }
+struct TI16Column { 1: required list<i16> values, 2: required binary nulls }
 struct TI32Column { 1: required list<i32> values, 2: required binary nulls }
 struct TI64Column { 1: required list<i64> values, 2: required binary nulls }
 struct TDoubleColumn { 1: required list<double> values, 2: required binary nulls }
 struct TStringColumn { 1: required list<string> values, 2: required binary nulls }
+struct TBinaryColumn { 1: required list<binary> values, 2: required binary nulls }
 union TColumn {
   1: TBoolColumn boolVal
+  2: TByteColumn byteVal
+  3: TI16Column i16Val
   4: TI32Column i32Val
   5: TI64Column i64Val
   6: TDoubleColumn doubleVal
   7: TStringColumn stringVal
+  8: TBinaryColumn binaryVal
 }
 
 struct TSparkArrowBatch { 1: required binary batch, 2: required i64 rowCount }
@@ -218,3 +224,4 @@ struct TCancelOperationReq { 1: required TOperationHandle operationHandle }
 struct TCancelOperationResp { 1: required TStatus status }
 struct TCloseOperationReq { 1: required TOperationHandle operationHandle }
 struct TCloseOperationResp { 1: required TStatus status }
+
