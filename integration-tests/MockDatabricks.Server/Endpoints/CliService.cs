@@ -5,6 +5,7 @@ using Apache.Arrow.Types;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Query;
+using MockDatabricks.Server.Query.Sql;
 using MockDatabricks.Server.ResultSets;
 using MockDatabricks.Server.State;
 
@@ -16,7 +17,11 @@ namespace MockDatabricks.Server.Endpoints
         public TOpenSessionResp OpenSession(TOpenSessionReq request)
         {
             var handle = new TSessionHandle { SessionId = THandleIdentifier.CreateRandom() };
-            sessions.OpenSession(handle.SessionId.ToHex());
+
+            // The session starts in the namespace the client asked for (a warehouse with canUseMultipleCatalogs=false
+            // ignores the catalog: the legacy metastore), with the client's configuration, which a bare SET lists.
+            string? catalog = request.CanUseMultipleCatalogs ? request.InitialNamespace?.CatalogName : null;
+            sessions.OpenSession(handle.SessionId.ToHex(), new SessionContext(catalog, request.InitialNamespace?.SchemaName, request.Configuration));
             return new TOpenSessionResp
             {
                 Status = TStatus.Ok(),
@@ -40,7 +45,12 @@ namespace MockDatabricks.Server.Endpoints
             QuerySpec query;
             try
             {
-                query = StatementParser.Parse(request.Statement);
+                var context = new StatementContext(sessions.Context(session)!, request.__isset.maxBytesPerFile ? request.MaxBytesPerFile : null);
+                query = StatementPlanner.Plan(request.Statement, context);
+            }
+            catch (SqlError ex)
+            {
+                return (new TExecuteStatementResp { Status = TStatus.Failure(ex.Message, ex.SqlState, 0) }, null);
             }
             catch (Exception ex) when (ex is FormatException or ArgumentException)
             {
@@ -54,8 +64,9 @@ namespace MockDatabricks.Server.Endpoints
             sessions.AddOperation(operation);
 
             var response = new TExecuteStatementResp { Status = TStatus.Ok(), OperationHandle = operation.Handle };
-            if (request.GetDirectResults is not TSparkGetDirectResults direct || !query.DirectResults)
+            if (request.GetDirectResults is not TSparkGetDirectResults direct || !query.DirectResults || query.RunningFor > TimeSpan.Zero)
             {
+                // A statement still running has no results to send with the reply: the client polls.
                 return (response, operation);
             }
 
@@ -82,7 +93,7 @@ namespace MockDatabricks.Server.Endpoints
         {
             lock (operation.Lock)
             {
-                if (operation.State == TOperationState.Running && operation.RunningPollsLeft-- <= 0)
+                if (operation.State == TOperationState.Running && operation.RunningPollsLeft-- <= 0 && DateTimeOffset.UtcNow >= operation.RunningUntil)
                 {
                     operation.State = TOperationState.Finished;
                 }
@@ -177,10 +188,9 @@ namespace MockDatabricks.Server.Endpoints
 
             if (query.Kind != StatementKind.Dataset)
             {
-                // SELECT 1: one INT row; USE/SET: an empty string column, no rows.
-                bool one = query.Kind == StatementKind.SelectOne;
-                var schema = new Schema(new[] { one ? new Field("1", Int32Type.Default, nullable: false) : new Field("result", StringType.Default, nullable: true) }, metadata: null);
-                IArrowArray column = one ? new Int32Array.Builder().Append(1).Build() : new StringArray.Builder().Build();
+                // USE: an empty string column, no rows.
+                var schema = new Schema(new[] { new Field("result", StringType.Default, nullable: true) }, metadata: null);
+                IArrowArray column = new StringArray.Builder().Build();
                 return new MockOperation(handle, session, request.Statement, query, null, cloudFetch: false, lz4, columnBased)
                 {
                     StaticBatch = new RecordBatch(schema, new[] { column }, column.Length),
@@ -192,12 +202,18 @@ namespace MockDatabricks.Server.Endpoints
             // Inline batches are framed with the data set's frame options too; files and batches share one cache entry.
             // Column-based rows are built from the native batches, so their data set is the native one.
             ResultTypes types = columnBased ? ResultTypes.Native : TypesOf(request.UseArrowNativeTypes);
-            StoredDataset dataset = datasets.Get(query.Dataset, lz4, query.Framing, types);
+            StoredDataset dataset = query.Cacheable
+                ? datasets.Get(query.Dataset, lz4, query.Framing, types)
+                : DatasetStore.Uncached(query.Dataset, lz4, query.Framing, types);
             return new MockOperation(handle, session, request.Statement, query, dataset, cloudFetch, lz4, columnBased);
         }
 
-        /// <summary>Native Arrow timestamps and decimals only where the client asked for them (absent = strings, as a warehouse answers).</summary>
+        /// <summary>Native Arrow types only where the client asked for them (absent = strings, as a warehouse answers).</summary>
         private static ResultTypes TypesOf(TSparkArrowTypes? requested) =>
-            new ResultTypes(requested?.__isset.timestampAsArrow == true && requested.TimestampAsArrow, requested?.__isset.decimalAsArrow == true && requested.DecimalAsArrow);
+            new ResultTypes(
+                requested?.__isset.timestampAsArrow == true && requested.TimestampAsArrow,
+                requested?.__isset.decimalAsArrow == true && requested.DecimalAsArrow,
+                requested?.__isset.complexTypesAsArrow == true && requested.ComplexTypesAsArrow,
+                requested?.__isset.intervalTypesAsArrow == true && requested.IntervalTypesAsArrow);
     }
 }

@@ -89,10 +89,11 @@ namespace MockDatabricks.Tests.Server
         }
 
         [Theory]
-        [InlineData("SELECT * FROM real_table")]
         [InlineData("SELECT * FROM mock.data WITH (rows=ten)")]
         [InlineData("SELECT * FROM mock.data WITH (faults='explode')")]
         [InlineData("SELECT * FROM mock.nope")]
+        [InlineData("SELEC 1")]
+        [InlineData("SELECT 1 +")]
         public async Task UnknownStatement_GetsErrorStatusWithTheGrammar(string statement)
         {
             using MockDatabricksClient client = fixture.NewClient();
