@@ -235,7 +235,7 @@ namespace MockDatabricks.Protocol.Data
             SqlTypeKind.IntervalYearMonth or SqlTypeKind.IntervalDayTime => IntervalEnd == null ? $"INTERVAL {IntervalStart}" : $"INTERVAL {IntervalStart} TO {IntervalEnd}",
             SqlTypeKind.Array => $"ARRAY<{Element!.Sql}>",
             SqlTypeKind.Map => $"MAP<{Key!.Sql}, {Element!.Sql}>",
-            SqlTypeKind.Struct => $"STRUCT<{string.Join(", ", Fields.Select(f => $"{QuoteIfNeeded(f.Name)}: {f.Type.Sql}{(f.Nullable ? string.Empty : " NOT NULL")}"))}>",
+            SqlTypeKind.Struct => $"STRUCT<{string.Join(", ", Fields.Select(f => $"{QuoteIfNeeded(f.Name)}: {f.Type.Sql}"))}>",
             _ => "VOID",
         };
 

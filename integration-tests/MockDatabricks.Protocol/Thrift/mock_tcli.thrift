@@ -225,3 +225,74 @@ struct TCancelOperationResp { 1: required TStatus status }
 struct TCloseOperationReq { 1: required TOperationHandle operationHandle }
 struct TCloseOperationResp { 1: required TStatus status }
 
+// Metadata RPCs (what the driver calls for GetObjects, GetTableTypes, GetTableSchema and its statement-level metadata
+// commands). Each request carries the session and its own filters, plus the Databricks extensions getDirectResults and
+// runAsync; names are patterns (% and _) except in GetPrimaryKeys and GetCrossReference, which take exact names.
+struct TGetCatalogsReq {
+  1: required TSessionHandle sessionHandle
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetSchemasReq {
+  1: required TSessionHandle sessionHandle
+  2: optional string catalogName
+  3: optional string schemaName
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetTablesReq {
+  1: required TSessionHandle sessionHandle
+  2: optional string catalogName
+  3: optional string schemaName
+  4: optional string tableName
+  5: optional list<string> tableTypes
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetTableTypesReq {
+  1: required TSessionHandle sessionHandle
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetColumnsReq {
+  1: required TSessionHandle sessionHandle
+  2: optional string catalogName
+  3: optional string schemaName
+  4: optional string tableName
+  5: optional string columnName
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetPrimaryKeysReq {
+  1: required TSessionHandle sessionHandle
+  2: optional string catalogName
+  3: optional string schemaName
+  4: optional string tableName
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetCrossReferenceReq {
+  1: required TSessionHandle sessionHandle
+  2: optional string parentCatalogName
+  3: optional string parentSchemaName
+  4: optional string parentTableName
+  5: optional string foreignCatalogName
+  6: optional string foreignSchemaName
+  7: optional string foreignTableName
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+// TGetCatalogsResp, TGetSchemasResp, TGetTablesResp, TGetTableTypesResp, TGetColumnsResp, TGetPrimaryKeysResp and
+// TGetCrossReferenceResp are the same three fields on the wire (struct names do not travel): one struct serves them all.
+struct TMetadataResp {
+  1: required TStatus status
+  2: optional TOperationHandle operationHandle
+  1281: optional TSparkDirectResults directResults
+}

@@ -89,6 +89,43 @@ namespace MockDatabricks.Server.Endpoints
             return (response, operation);
         }
 
+        /// <summary>
+        /// A catalog RPC (GetCatalogs, GetSchemas, GetTables, GetTableTypes, GetColumns, GetPrimaryKeys, GetCrossReference):
+        /// an operation whose result is the catalog's answer, column-based as a warehouse sends metadata, finished at once
+        /// and returned in direct results when the client asked for them (the driver reads only those).
+        /// </summary>
+        public async Task<(TMetadataResp Response, MockOperation? Operation)> MetadataAsync(TSessionHandle sessionHandle, TOperationType type, TSparkGetDirectResults? direct, Func<QuerySpec> answer, string baseUrl)
+        {
+            string session = sessionHandle.SessionId.ToHex();
+            if (!sessions.IsOpen(session))
+            {
+                return (new TMetadataResp { Status = TStatus.Failure($"Invalid SessionHandle {session}: not open on this server.", "HY000", 0, TStatusCode.InvalidHandle) }, null);
+            }
+
+            QuerySpec query = answer() with { DirectResults = direct != null };
+            var handle = new TOperationHandle { OperationId = THandleIdentifier.CreateRandom(), OperationType = type, HasResultSet = true };
+            StoredDataset dataset = DatasetStore.Uncached(query.Dataset, lz4: false, query.Framing, ResultTypes.Native);
+            var operation = new MockOperation(handle, session, type.ToString(), query, dataset, cloudFetch: false, lz4: false, columnBased: true);
+            // A catalog lookup is finished when the call returns: the first poll already says FINISHED.
+            operation.RunningPollsLeft = 0;
+            operation.State = TOperationState.Finished;
+            sessions.AddOperation(operation);
+            var response = new TMetadataResp { Status = TStatus.Ok(), OperationHandle = handle };
+            if (direct == null)
+            {
+                return (response, operation);
+            }
+
+            TFetchResultsResp first = await results.FetchAsync(operation, baseUrl, null, direct.MaxRows, direct.__isset.maxBytes ? direct.MaxBytes : null).ConfigureAwait(false);
+            response.DirectResults = new TSparkDirectResults
+            {
+                OperationStatus = new TGetOperationStatusResp { Status = TStatus.Ok(), OperationState = TOperationState.Finished, HasResultSet = true },
+                ResultSetMetadata = ResultBuilder.Metadata(operation),
+                ResultSet = first,
+            };
+            return (response, operation);
+        }
+
         public TGetOperationStatusResp GetOperationStatus(MockOperation operation)
         {
             lock (operation.Lock)

@@ -44,10 +44,10 @@ namespace MockDatabricks.Tests.Server
             using MockDatabricksClient client = fixture.NewClient();
 
             TApplicationException error = await Assert.ThrowsAsync<TApplicationException>(() =>
-                client.CallAsync<TCloseOperationResp>("GetTables", new TCloseOperationReq()));
+                client.CallAsync<TCloseOperationResp>("GetDelegationToken", new TCloseOperationReq()));
 
             Assert.Equal(TApplicationException.ExceptionType.UnknownMethod, error.Type);
-            Assert.Contains("GetTables", error.Message);
+            Assert.Contains("GetDelegationToken", error.Message);
             await AssertStillServingAsync();
         }
 
