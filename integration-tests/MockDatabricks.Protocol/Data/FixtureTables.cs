@@ -9,7 +9,7 @@ namespace MockDatabricks.Protocol.Data
     /// <summary>
     /// The fixture tables upstream's E2E suite expects in main.adbc_testing (its Resources/create_table_all_types.sql and
     /// create_reference_table.sql): all_column_types, one column of every type, and all_column_types_ref, the table its
-    /// foreign key references. A few fixed rows each, so a SELECT from them returns checkable values. The VARIANT column
+    /// foreign key references; and sample_types, the table of its Resources/Databricks.sql that its config names. A few fixed rows each, so a SELECT from them returns checkable values. The VARIANT column
     /// of the upstream table is left out: the mock has no VARIANT type (19 columns, not 20).
     /// </summary>
     public static class FixtureTables
@@ -71,6 +71,63 @@ namespace MockDatabricks.Protocol.Data
             }
 
             return TableDefinition.Of("main.adbc_testing.all_column_types", fields, rows);
+        }
+
+        public const long SampleTypesRows = 12;
+
+        /// <summary>
+        /// The table upstream's Resources/Databricks.sql creates for the suite's metadata and query tests (its config's
+        /// "metadata": 19 columns), with the 12 rows the script leaves (ids 1, 2, 4..13: it deletes id 3).
+        /// </summary>
+        public static TableDefinition SampleTypes()
+        {
+            var fields = new List<SqlField>
+            {
+                new SqlField("id", SqlType.BigInt),
+                new SqlField("byte", SqlType.TinyInt),
+                new SqlField("short", SqlType.SmallInt),
+                new SqlField("integer", SqlType.Int),
+                new SqlField("float", SqlType.Float),
+                new SqlField("number", SqlType.Double),
+                new SqlField("decimal", SqlType.Decimal(38, 9)),
+                new SqlField("is_active", SqlType.Boolean),
+                new SqlField("name", SqlType.String),
+                new SqlField("data", SqlType.Binary),
+                new SqlField("date", SqlType.Date),
+                new SqlField("timestamp", SqlType.Timestamp),
+                new SqlField("timestamp_ntz", SqlType.TimestampNtz),
+                new SqlField("timestamp_ltz", SqlType.Timestamp),
+                new SqlField("numbers", SqlType.Array(SqlType.BigInt)),
+                new SqlField("person", SqlType.Struct(new[] { new SqlField("name", SqlType.String), new SqlField("age", SqlType.BigInt) })),
+                new SqlField("map", SqlType.Map(SqlType.Int, SqlType.String)),
+                new SqlField("varchar", SqlType.Varchar(255)),
+                new SqlField("char", SqlType.Char(10)),
+            };
+
+            static object?[] Row(long id, sbyte b, short s, int i, float f, double d, string dec, bool active, string name, string data, DateOnly date, DateTimeOffset at, long[] numbers, long age, int mapKey, string mapValue, DateTimeOffset? ltz = null) =>
+                new object?[]
+                {
+                    id, b, s, i, f, d, DecimalValue.Parse(dec).Rescale(9), active, name, Encoding.UTF8.GetBytes(data), date, at,
+                    DateTime.SpecifyKind(at.UtcDateTime, DateTimeKind.Unspecified), ltz ?? at, numbers.Select(n => (object?)n).ToList(),
+                    new object?[] { name, age }, new List<KeyValuePair<object?, object?>> { new KeyValuePair<object?, object?>(mapKey, mapValue) }, name, name,
+                };
+
+            static DateTimeOffset At(int year, int month, int day, int hour, int minute, int second) => new DateTimeOffset(year, month, day, hour, minute, second, TimeSpan.Zero);
+
+            var rows = new List<object?[]>
+            {
+                Row(1, 2, 3, 4, 7.89f, 1.23, "4.56", true, "John Doe", "abc123", new DateOnly(2023, 9, 8), At(2023, 9, 8, 12, 34, 56), new long[] { 1, 2, 3 }, 30, 1, "John Doe"),
+                Row(2, 127, 32767, int.MaxValue, float.MaxValue, double.MaxValue, "9.99999999999999999999999999999999E+28", false, "Jane Doe", "def456", new DateOnly(2023, 9, 9), At(2023, 9, 9, 13, 45, 57), new long[] { 4, 5, 6 }, 40, 1, "John Doe"),
+            };
+            for (int n = 4; n <= 13; n++)
+            {
+                int k = n - 4;
+                rows.Add(Row(n, (sbyte)(10 + k), (short)(100 + (10 * k)), 1000 + (100 * k), (float)(1.1m + (0.1m * k)), (double)(2.2m + (0.1m * k)), (3.3m + (0.1m * k)).ToString(System.Globalization.CultureInfo.InvariantCulture),
+                    n % 2 == 0, $"User {n}", n >= 10 ? $"user{n}{n % 10}" : $"user0{n}", new DateOnly(2023, 9, 10 + k), At(2023, 9, 10 + k, 10 + k, 0, 0),
+                    new long[] { (3L * n) - 2, (3L * n) - 1, 3L * n }, 21 + n, n, $"User {n}"));
+            }
+
+            return TableDefinition.Of("main.adbc_testing.sample_types", fields, rows);
         }
 
         public static TableDefinition Reference()

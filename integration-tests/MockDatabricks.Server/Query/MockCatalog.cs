@@ -29,7 +29,8 @@ namespace MockDatabricks.Server.Query
     /// and SELECT can read. hive_metastore (the session default) and main have "default" and "information_schema" (as a
     /// Unity Catalog workspace has); main.tpcds_sf100_delta.store_sales and samples.nyctaxi.trips are the sample tables
     /// (<see cref="SampleTables"/>); main.adbc_testing holds the fixture tables upstream's E2E suite reads
-    /// (all_column_types with its primary and foreign key, and the table the key references).
+    /// (all_column_types with its primary and foreign key, the table the key references, and sample_types, the table of
+    /// its Resources/Databricks.sql that its test configuration names).
     /// </summary>
     public static class MockCatalog
     {
@@ -87,6 +88,7 @@ namespace MockDatabricks.Server.Query
                 PrimaryKey = new[] { "c_string", "c_int" },
                 ForeignKeys = new[] { new ForeignKey("all_column_types_all_column_types_ref_fk", new[] { "c_bigint", "c_boolean" }, "main", "adbc_testing", "all_column_types_ref", new[] { "r_bigint", "r_boolean" }) },
             });
+            tables.Add(new CatalogTable("main", "adbc_testing", "sample_types", FixtureTables.SampleTypes(), FixtureTables.SampleTypesRows));
             tables.Add(new CatalogTable("main", "adbc_testing", "all_column_types_ref", FixtureTables.Reference(), FixtureTables.ReferenceRows)
             {
                 PrimaryKey = new[] { "r_bigint", "r_boolean" },

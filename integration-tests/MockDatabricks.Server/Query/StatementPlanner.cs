@@ -45,6 +45,7 @@ namespace MockDatabricks.Server.Query
                 SetStatement set => PlanSet(set, context.Session),
                 UseStatement use => PlanUse(use, context.Session),
                 ShowStatement show => PlanShow(show, context.Session),
+                DescribeStatement describe => TableDescriptions.Describe(describe, context.Session),
                 UnsupportedStatement unsupported => throw SqlError.NotSupported(unsupported.What),
                 _ => throw SqlError.NotSupported(parsed.GetType().Name),
             };
@@ -196,7 +197,7 @@ namespace MockDatabricks.Server.Query
                     CatalogTable catalogTable = MockCatalog.Resolve(named.Name, context.Session)
                         ?? throw SqlError.TableNotFound("`" + string.Join("`.`", named.Name) + "`");
                     string alias = named.Alias ?? catalogTable.Name;
-                    return (catalogTable.Data, catalogTable.Rows, catalogTable.FullName, catalogTable.Data.Columns.Select(c => ((string?)alias, c)).ToList());
+                    return (catalogTable.Data, catalogTable.Rows, catalogTable.FullName, catalogTable.Data.Columns.Select(c => ((string?)alias, AsRead(c))).ToList());
                 case SubqueryFromItem sub when sub.Query.From.Count == 0 && sub.Query.Items.Count == 1 && sub.Query.Items[0].Expression is FunctionExpr { Name: "explode" } explode:
                     return Explode(explode, sub, context, now);
                 case SubqueryFromItem sub:
@@ -207,6 +208,21 @@ namespace MockDatabricks.Server.Query
                     throw SqlError.NotSupported(item.GetType().Name);
             }
         }
+
+        /// <summary>
+        /// A table column as a query reads it: VARCHAR(n) and CHAR(n) read as STRING, a CHAR padded with spaces to its
+        /// length (Spark's read-side char padding); the catalog RPCs keep the declared types.
+        /// </summary>
+        private static TableColumn AsRead(TableColumn column) => column.Field.Type.Kind switch
+        {
+            SqlTypeKind.Varchar => column with { Field = column.Field with { Type = SqlType.String } },
+            SqlTypeKind.Char => column with
+            {
+                Field = column.Field with { Type = SqlType.String },
+                Value = row => column.Value(row) is string text ? text.PadRight(column.Field.Type.Length) : null,
+            },
+            _ => column,
+        };
 
         /// <summary>(SELECT explode(sequence(a, b [, step]))): one row per value, in a column named col.</summary>
         private static (TableDefinition? Table, long Rows, string Key, IReadOnlyList<(string? Qualifier, TableColumn Column)> Columns) Explode(

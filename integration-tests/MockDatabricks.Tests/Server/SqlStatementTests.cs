@@ -274,6 +274,40 @@ namespace MockDatabricks.Tests.Server
             Assert.Equal("count(1)", small.Schema.FieldsList[0].Name);
         }
 
+        [Fact]
+        public async Task DescribeTableExtendedAsJson_DescribesColumnsTypesAndKeys_AsDatabricksWritesThem()
+        {
+            QueryOutcome outcome = await RunAsync("DESC TABLE EXTENDED `main`.`adbc_testing`.`all_column_types` AS JSON STATIC ONLY");
+
+            Assert.Equal("json_metadata", outcome.Schema.FieldsList.Single().Name);
+            using var json = System.Text.Json.JsonDocument.Parse(((StringArray)Assert.Single(outcome.Batches).Column(0)).GetString(0)!);
+            System.Text.Json.JsonElement root = json.RootElement;
+            Assert.Equal("all_column_types", root.GetProperty("table_name").GetString());
+            Assert.Equal(19, root.GetProperty("columns").GetArrayLength());
+            System.Text.Json.JsonElement decimalColumn = root.GetProperty("columns")[4];
+            Assert.Equal("c_decimal", decimalColumn.GetProperty("name").GetString());
+            Assert.Equal("{\"name\":\"decimal\",\"precision\":10,\"scale\":2}", decimalColumn.GetProperty("type").GetRawText());
+            Assert.Equal("{\"name\":\"interval\",\"start_unit\":\"year\",\"end_unit\":\"month\"}", root.GetProperty("columns")[13].GetProperty("type").GetRawText());
+            Assert.False(root.GetProperty("columns")[2].GetProperty("nullable").GetBoolean());
+            Assert.Equal(
+                "[(all_column_types_pk, PRIMARY KEY (`c_string`, `c_int`)), (all_column_types_all_column_types_ref_fk, FOREIGN KEY (`c_bigint`, `c_boolean`) REFERENCES `main`.`adbc_testing`.`all_column_types_ref` (`r_bigint`, `r_boolean`))]",
+                root.GetProperty("table_constraints").GetString());
+        }
+
+        [Fact]
+        public async Task TheSuitesSampleTable_ReadsAsItsScriptLeftIt_CharPaddedVarcharAsString()
+        {
+            QueryOutcome outcome = await RunAsync("SELECT id, name, varchar, char, decimal FROM main.adbc_testing.sample_types");
+
+            Assert.Equal(FixtureTables.SampleTypesRows, outcome.RowCount);
+            RecordBatch batch = Assert.Single(outcome.Batches);
+            Assert.Equal(new long?[] { 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13 }, ((Int64Array)batch.Column(0)).ToArray());
+            Assert.Equal("John Doe", ((StringArray)batch.Column(2)).GetString(0));
+            Assert.Equal("John Doe  ", ((StringArray)batch.Column(3)).GetString(0)); // CHAR(10), padded on read
+            Assert.Equal(new[] { "STRING", "STRING" }, new[] { 2, 3 }.Select(i => SqlName(outcome.Schema, i)));
+            Assert.Equal("99999999999999999999999999999.999900000", ((Decimal128Array)batch.Column(4)).GetString(1));
+        }
+
         private async Task<QueryOutcome> RunAsync(string statement, ExecuteOptions? options = null)
         {
             using MockDatabricksClient client = fixture.NewClient();

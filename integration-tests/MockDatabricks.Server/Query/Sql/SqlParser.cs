@@ -24,7 +24,7 @@ namespace MockDatabricks.Server.Query.Sql
         private static readonly string[] s_unsupportedStarts =
         {
             "CREATE", "INSERT", "DROP", "DELETE", "UPDATE", "MERGE", "ALTER", "TRUNCATE", "REPLACE", "COPY", "OPTIMIZE",
-            "VACUUM", "GRANT", "REVOKE", "CACHE", "UNCACHE", "REFRESH", "MSCK", "ANALYZE", "DESCRIBE", "DESC", "EXPLAIN", "WITH",
+            "VACUUM", "GRANT", "REVOKE", "CACHE", "UNCACHE", "REFRESH", "MSCK", "ANALYZE", "EXPLAIN", "WITH",
             "VALUES", "CALL", "COMMENT", "RESTORE", "CLONE",
         };
 
@@ -85,6 +85,12 @@ namespace MockDatabricks.Server.Query.Sql
             if (first.Is("SHOW"))
             {
                 return ReadShow();
+            }
+
+            if ((first.Is("DESCRIBE") || first.Is("DESC")) && !Peek(1).Is("FUNCTION") && !Peek(1).Is("QUERY") && !Peek(1).Is("SCHEMA")
+                && !Peek(1).Is("DATABASE") && !Peek(1).Is("CATALOG") && !Peek(1).Is("HISTORY") && !Peek(1).Is("DETAIL"))
+            {
+                return ReadDescribe();
             }
 
             if (first.Kind == TokenKind.Identifier && s_unsupportedStarts.Contains(first.Text, StringComparer.OrdinalIgnoreCase))
@@ -322,6 +328,31 @@ namespace MockDatabricks.Server.Query.Sql
             return catalog
                 ? new UseStatement(name[0], null)
                 : name.Count == 1 ? new UseStatement(null, name[0]) : new UseStatement(name[0], name[1]);
+        }
+
+        private SqlStatement ReadDescribe()
+        {
+            _next++;
+            TryKeyword("TABLE");
+            bool extended = TryKeyword("EXTENDED") || TryKeyword("FORMATTED");
+            var name = new List<string> { ReadName() };
+            while (TrySymbol("."))
+            {
+                name.Add(ReadName());
+            }
+
+            bool json = false;
+            if (TryKeyword("AS"))
+            {
+                ExpectKeyword("JSON");
+                json = true;
+                if (TryKeyword("STATIC"))
+                {
+                    ExpectKeyword("ONLY");
+                }
+            }
+
+            return new DescribeStatement(name, extended, json);
         }
 
         private ShowStatement ReadShow()

@@ -48,6 +48,9 @@ namespace MockDatabricks.Server.Query.Sql
     /// <summary>SHOW CATALOGS | SHOW SCHEMAS [IN catalog] | SHOW TABLES [IN [catalog.]schema].</summary>
     public sealed record ShowStatement(string What, IReadOnlyList<string> In) : SqlStatement;
 
+    /// <summary>DESCRIBE [TABLE] [EXTENDED] name [AS JSON [STATIC ONLY]].</summary>
+    public sealed record DescribeStatement(IReadOnlyList<string> Name, bool Extended, bool Json) : SqlStatement;
+
     /// <summary>Anything the mock recognises but does not execute (DDL, DML): the statement's first words.</summary>
     public sealed record UnsupportedStatement(string What) : SqlStatement;
 }
