@@ -20,17 +20,22 @@ namespace MockDatabricks.Server.Endpoints
 
             // The session starts in the namespace the client asked for (a warehouse with canUseMultipleCatalogs=false
             // ignores the catalog: the legacy metastore), with the client's configuration, which a bare SET lists.
-            string? catalog = request.CanUseMultipleCatalogs ? request.InitialNamespace?.CatalogName : null;
-            sessions.OpenSession(handle.SessionId.ToHex(), new SessionContext(catalog, request.InitialNamespace?.SchemaName, request.Configuration));
+            // A client that does not say (the Node.js driver) gets multiple catalogs, as before this field was read.
+            bool multipleCatalogs = !request.__isset.canUseMultipleCatalogs || request.CanUseMultipleCatalogs;
+            string? catalog = multipleCatalogs ? request.InitialNamespace?.CatalogName : null;
+            var context = new SessionContext(catalog, request.InitialNamespace?.SchemaName, request.Configuration, multipleCatalogs);
+            sessions.OpenSession(handle.SessionId.ToHex(), context);
             return new TOpenSessionResp
             {
                 Status = TStatus.Ok(),
                 ServerProtocolVersion = TProtocolVersion.SparkV7,
                 SessionHandle = handle,
 
-                // Echoing initialNamespace stops the driver from running "USE default" after connecting.
-                InitialNamespace = request.InitialNamespace ?? new TNamespace { SchemaName = "default" },
-                CanUseMultipleCatalogs = true,
+                // The namespace the session is in (the client's, or the default catalog and schema), as a warehouse answers:
+                // its presence stops the driver from running "USE default" after connecting, and the driver takes the
+                // statement's catalog from it. Without multiple catalogs a warehouse names no catalog.
+                InitialNamespace = new TNamespace { CatalogName = multipleCatalogs ? context.Catalog : null, SchemaName = context.Schema },
+                CanUseMultipleCatalogs = multipleCatalogs,
             };
         }
 
@@ -94,15 +99,15 @@ namespace MockDatabricks.Server.Endpoints
         /// an operation whose result is the catalog's answer, column-based as a warehouse sends metadata, finished at once
         /// and returned in direct results when the client asked for them (the driver reads only those).
         /// </summary>
-        public async Task<(TMetadataResp Response, MockOperation? Operation)> MetadataAsync(TSessionHandle sessionHandle, TOperationType type, TSparkGetDirectResults? direct, Func<QuerySpec> answer, string baseUrl)
+        public async Task<(TMetadataResp Response, MockOperation? Operation)> MetadataAsync(TSessionHandle sessionHandle, TOperationType type, TSparkGetDirectResults? direct, Func<SessionContext, QuerySpec> answer, string baseUrl)
         {
             string session = sessionHandle.SessionId.ToHex();
-            if (!sessions.IsOpen(session))
+            if (sessions.Context(session) is not SessionContext context)
             {
                 return (new TMetadataResp { Status = TStatus.Failure($"Invalid SessionHandle {session}: not open on this server.", "HY000", 0, TStatusCode.InvalidHandle) }, null);
             }
 
-            QuerySpec query = answer() with { DirectResults = direct != null };
+            QuerySpec query = answer(context) with { DirectResults = direct != null };
             var handle = new TOperationHandle { OperationId = THandleIdentifier.CreateRandom(), OperationType = type, HasResultSet = true };
             StoredDataset dataset = DatasetStore.Uncached(query.Dataset, lz4: false, query.Framing, ResultTypes.Native);
             var operation = new MockOperation(handle, session, type.ToString(), query, dataset, cloudFetch: false, lz4: false, columnBased: true);

@@ -248,7 +248,7 @@ namespace MockDatabricks.Server.Endpoints
                     {
                         TGetSchemasReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetSchemasReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.GetSchemas, request.GetDirectResults,
-                            $"catalog={request.CatalogName} schema={request.SchemaName}", () => MetadataResults.Schemas(request.CatalogName, request.SchemaName)).ConfigureAwait(false);
+                            $"catalog={request.CatalogName} schema={request.SchemaName}", session => MetadataResults.Schemas(session, request.CatalogName, request.SchemaName)).ConfigureAwait(false);
                     }
 
                 case "GetTables":
@@ -256,13 +256,13 @@ namespace MockDatabricks.Server.Endpoints
                         TGetTablesReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetTablesReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.GetTables, request.GetDirectResults,
                             $"catalog={request.CatalogName} schema={request.SchemaName} table={request.TableName} types={string.Join(",", request.TableTypes ?? new())}",
-                            () => MetadataResults.Tables(request.CatalogName, request.SchemaName, request.TableName, request.TableTypes)).ConfigureAwait(false);
+                            session => MetadataResults.Tables(session, request.CatalogName, request.SchemaName, request.TableName, request.TableTypes)).ConfigureAwait(false);
                     }
 
                 case "GetTableTypes":
                     {
                         TGetTableTypesReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetTableTypesReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
-                        return await MetadataAsync(call, request.SessionHandle, TOperationType.GetTableTypes, request.GetDirectResults, "all", MetadataResults.TableTypeList).ConfigureAwait(false);
+                        return await MetadataAsync(call, request.SessionHandle, TOperationType.GetTableTypes, request.GetDirectResults, "all", _ => MetadataResults.TableTypeList()).ConfigureAwait(false);
                     }
 
                 case "GetColumns":
@@ -270,7 +270,7 @@ namespace MockDatabricks.Server.Endpoints
                         TGetColumnsReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetColumnsReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.GetColumns, request.GetDirectResults,
                             $"catalog={request.CatalogName} schema={request.SchemaName} table={request.TableName} column={request.ColumnName}",
-                            () => MetadataResults.Columns(request.CatalogName, request.SchemaName, request.TableName, request.ColumnName)).ConfigureAwait(false);
+                            session => MetadataResults.Columns(session, request.CatalogName, request.SchemaName, request.TableName, request.ColumnName)).ConfigureAwait(false);
                     }
 
                 case "GetPrimaryKeys":
@@ -278,7 +278,7 @@ namespace MockDatabricks.Server.Endpoints
                         TGetPrimaryKeysReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetPrimaryKeysReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.Unknown, request.GetDirectResults,
                             $"catalog={request.CatalogName} schema={request.SchemaName} table={request.TableName}",
-                            () => MetadataResults.PrimaryKeys(request.CatalogName, request.SchemaName, request.TableName)).ConfigureAwait(false);
+                            session => MetadataResults.PrimaryKeys(session, request.CatalogName, request.SchemaName, request.TableName)).ConfigureAwait(false);
                     }
 
                 case "GetCrossReference":
@@ -286,7 +286,7 @@ namespace MockDatabricks.Server.Endpoints
                         TGetCrossReferenceReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetCrossReferenceReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.Unknown, request.GetDirectResults,
                             $"parent={request.ParentCatalogName}.{request.ParentSchemaName}.{request.ParentTableName} foreign={request.ForeignCatalogName}.{request.ForeignSchemaName}.{request.ForeignTableName}",
-                            () => MetadataResults.CrossReference(request.ParentCatalogName, request.ParentSchemaName, request.ParentTableName, request.ForeignCatalogName, request.ForeignSchemaName, request.ForeignTableName)).ConfigureAwait(false);
+                            session => MetadataResults.CrossReference(session, request.ParentCatalogName, request.ParentSchemaName, request.ParentTableName, request.ForeignCatalogName, request.ForeignSchemaName, request.ForeignTableName)).ConfigureAwait(false);
                     }
 
                 default:
@@ -295,7 +295,7 @@ namespace MockDatabricks.Server.Endpoints
         }
 
         /// <summary>A catalog RPC: an operation answered from the catalog, faults by method name as for any call.</summary>
-        private async Task<Answer> MetadataAsync(RpcCall call, TSessionHandle session, TOperationType type, TSparkGetDirectResults? direct, string detail, Func<QuerySpec> answer)
+        private async Task<Answer> MetadataAsync(RpcCall call, TSessionHandle session, TOperationType type, TSparkGetDirectResults? direct, string detail, Func<SessionContext, QuerySpec> answer)
         {
             call.Session = session.SessionId.ToHex();
             call.Detail = detail;

@@ -12,7 +12,8 @@ namespace MockDatabricks.Server.Query
     /// GetCrossReference) over <see cref="MockCatalog"/>, as results with the columns, names and types the Spark Thrift
     /// server gives them (JDBC's DatabaseMetaData shapes; GetColumns' ORDINAL_POSITION is 0-based there, as the driver
     /// expects). Names are JDBC patterns (% any run, _ one character, \ escapes) except in GetPrimaryKeys and
-    /// GetCrossReference; a null or empty pattern matches everything. Protocol-neutral: a QuerySpec of fixed rows.
+    /// GetCrossReference; a null or empty pattern matches everything. A session without multiple catalogs
+    /// (canUseMultipleCatalogs=false) sees only its own catalog. Protocol-neutral: a QuerySpec of fixed rows.
     /// </summary>
     public static class MetadataResults
     {
@@ -20,17 +21,17 @@ namespace MockDatabricks.Server.Query
 
         public static IReadOnlyList<string> TableTypes { get; } = new[] { "TABLE", "VIEW" };
 
-        public static QuerySpec Catalogs() =>
-            StatementPlanner.Fixed("GetCatalogs", Strings("TABLE_CAT"), MockCatalog.Catalogs.Select(c => new object?[] { c }).ToList());
+        public static QuerySpec Catalogs(SessionContext session) =>
+            StatementPlanner.Fixed("GetCatalogs", Strings("TABLE_CAT"), MockCatalog.Catalogs.Where(c => Visible(session, c)).Select(c => new object?[] { c }).ToList());
 
-        public static QuerySpec Schemas(string? catalog, string? schemaPattern) =>
+        public static QuerySpec Schemas(SessionContext session, string? catalog, string? schemaPattern) =>
             StatementPlanner.Fixed("GetSchemas", Strings("TABLE_SCHEM", "TABLE_CATALOG"), MockCatalog.Schemas
-                .Where(s => Matches(catalog, s.Catalog) && Matches(schemaPattern, s.Schema))
+                .Where(s => Visible(session, s.Catalog) && Matches(catalog, s.Catalog) && Matches(schemaPattern, s.Schema))
                 .Select(s => new object?[] { s.Schema, s.Catalog })
                 .ToList());
 
-        public static QuerySpec Tables(string? catalog, string? schemaPattern, string? tablePattern, IReadOnlyList<string>? types) =>
-            StatementPlanner.Fixed("GetTables", s_tablesFields, FindTables(catalog, schemaPattern, tablePattern)
+        public static QuerySpec Tables(SessionContext session, string? catalog, string? schemaPattern, string? tablePattern, IReadOnlyList<string>? types) =>
+            StatementPlanner.Fixed("GetTables", s_tablesFields, FindTables(session, catalog, schemaPattern, tablePattern)
                 .Where(t => types == null || types.Count == 0 || types.Contains(t.Type, StringComparer.OrdinalIgnoreCase))
                 .Select(t => new object?[] { t.Catalog, t.Schema, t.Name, t.Type, t.Remarks, null, null, null, null, null })
                 .ToList());
@@ -38,7 +39,7 @@ namespace MockDatabricks.Server.Query
         public static QuerySpec TableTypeList() =>
             StatementPlanner.Fixed("GetTableTypes", Strings("TABLE_TYPE"), TableTypes.Select(t => new object?[] { t }).ToList());
 
-        public static QuerySpec Columns(string? catalog, string? schemaPattern, string? tablePattern, string? columnPattern)
+        public static QuerySpec Columns(SessionContext session, string? catalog, string? schemaPattern, string? tablePattern, string? columnPattern)
         {
             var fields = new List<SqlField>
             {
@@ -49,7 +50,7 @@ namespace MockDatabricks.Server.Query
                 Text("IS_AUTO_INCREMENT"),
             };
             var rows = new List<object?[]>();
-            foreach (CatalogTable table in FindTables(catalog, schemaPattern, tablePattern))
+            foreach (CatalogTable table in FindTables(session, catalog, schemaPattern, tablePattern))
             {
                 for (int position = 0; position < table.Fields.Count; position++)
                 {
@@ -74,11 +75,11 @@ namespace MockDatabricks.Server.Query
             return StatementPlanner.Fixed("GetColumns", fields, rows);
         }
 
-        public static QuerySpec PrimaryKeys(string? catalog, string? schema, string? table)
+        public static QuerySpec PrimaryKeys(SessionContext session, string? catalog, string? schema, string? table)
         {
             var fields = new[] { Text("TABLE_CAT"), Text("TABLE_SCHEM"), Text("TABLE_NAME"), Text("COLUMN_NAME"), Int("KEY_SEQ"), Text("PK_NAME") };
             var rows = new List<object?[]>();
-            foreach (CatalogTable found in ExactTables(catalog, schema, table))
+            foreach (CatalogTable found in ExactTables(session, catalog, schema, table))
             {
                 for (int i = 0; i < found.PrimaryKey.Count; i++)
                 {
@@ -90,7 +91,7 @@ namespace MockDatabricks.Server.Query
         }
 
         /// <summary>Foreign keys of the foreign table that reference the parent table (either side may be left out).</summary>
-        public static QuerySpec CrossReference(string? parentCatalog, string? parentSchema, string? parentTable, string? foreignCatalog, string? foreignSchema, string? foreignTable)
+        public static QuerySpec CrossReference(SessionContext session, string? parentCatalog, string? parentSchema, string? parentTable, string? foreignCatalog, string? foreignSchema, string? foreignTable)
         {
             var fields = new[]
             {
@@ -99,7 +100,7 @@ namespace MockDatabricks.Server.Query
                 Text("FK_NAME"), Text("PK_NAME"), new SqlField("DEFERRABILITY", SqlType.SmallInt),
             };
             var rows = new List<object?[]>();
-            foreach (CatalogTable child in ExactTables(foreignCatalog, foreignSchema, foreignTable))
+            foreach (CatalogTable child in ExactTables(session, foreignCatalog, foreignSchema, foreignTable))
             {
                 foreach (ForeignKey key in child.ForeignKeys)
                 {
@@ -148,11 +149,13 @@ namespace MockDatabricks.Server.Query
             return Regex.IsMatch(name, regex.Append('$').ToString(), RegexOptions.IgnoreCase | RegexOptions.Singleline);
         }
 
-        private static IEnumerable<CatalogTable> FindTables(string? catalog, string? schemaPattern, string? tablePattern) =>
-            MockCatalog.Tables.Where(t => Matches(catalog, t.Catalog) && Matches(schemaPattern, t.Schema) && Matches(tablePattern, t.Name));
+        private static IEnumerable<CatalogTable> FindTables(SessionContext session, string? catalog, string? schemaPattern, string? tablePattern) =>
+            MockCatalog.Tables.Where(t => Visible(session, t.Catalog) && Matches(catalog, t.Catalog) && Matches(schemaPattern, t.Schema) && Matches(tablePattern, t.Name));
 
-        private static IEnumerable<CatalogTable> ExactTables(string? catalog, string? schema, string? table) =>
-            MockCatalog.Tables.Where(t => Same(catalog, t.Catalog) && Same(schema, t.Schema) && Same(table, t.Name));
+        private static IEnumerable<CatalogTable> ExactTables(SessionContext session, string? catalog, string? schema, string? table) =>
+            MockCatalog.Tables.Where(t => Visible(session, t.Catalog) && Same(catalog, t.Catalog) && Same(schema, t.Schema) && Same(table, t.Name));
+
+        private static bool Visible(SessionContext session, string catalog) => session.MultipleCatalogs || catalog.Equals(session.Catalog, StringComparison.OrdinalIgnoreCase);
 
         /// <summary>An exact name (null or empty: any).</summary>
         private static bool Same(string? wanted, string actual) => string.IsNullOrEmpty(wanted) || wanted.Equals(actual, StringComparison.OrdinalIgnoreCase);

@@ -24,8 +24,10 @@ namespace MockDatabricks.Server.Query
         private string _catalog = DefaultCatalog;
         private string _schema = DefaultSchema;
 
-        public SessionContext(string? catalog = null, string? schema = null, IEnumerable<KeyValuePair<string, string>>? configuration = null)
+        /// <param name="multipleCatalogs">canUseMultipleCatalogs: false confines the session to its catalog (the legacy metastore).</param>
+        public SessionContext(string? catalog = null, string? schema = null, IEnumerable<KeyValuePair<string, string>>? configuration = null, bool multipleCatalogs = true)
         {
+            MultipleCatalogs = multipleCatalogs;
             _catalog = string.IsNullOrEmpty(catalog) ? DefaultCatalog : catalog;
             _schema = string.IsNullOrEmpty(schema) ? DefaultSchema : schema;
             foreach (KeyValuePair<string, string> entry in configuration ?? Enumerable.Empty<KeyValuePair<string, string>>())
@@ -33,6 +35,9 @@ namespace MockDatabricks.Server.Query
                 _configuration[entry.Key] = entry.Value;
             }
         }
+
+        /// <summary>Whether the session sees every catalog (canUseMultipleCatalogs) or only its own.</summary>
+        public bool MultipleCatalogs { get; }
 
         public string Catalog
         {

@@ -43,7 +43,7 @@ namespace MockDatabricks.Tests.Server
 
             string?[] row = Assert.Single(found);
             Assert.Equal(new[] { "main", "tpcds_sf100_delta", "store_sales", "TABLE" }, row.Take(4));
-            Assert.Empty(views);
+            Assert.Equal(new[] { "main|default|trips_view|VIEW" }, views.Select(r => string.Join("|", r.Take(4))));
         }
 
         [Fact]
@@ -129,6 +129,43 @@ namespace MockDatabricks.Tests.Server
             Assert.Equal(new[] { "TABLE", "VIEW" }, types.Select(r => r[0]));
             Assert.Equal(new[] { "c_string|1", "c_int|2" }, primary.Select(r => $"{r[3]}|{r[4]}"));
             Assert.Equal(new[] { "r_bigint->c_bigint|1", "r_boolean->c_boolean|2" }, foreign.Select(r => $"{r[3]}->{r[7]}|{r[8]}"));
+        }
+
+        [Fact]
+        public async Task ASessionWithoutMultipleCatalogs_SeesOnlyItsCatalog_AndIsToldSo()
+        {
+            using MockDatabricksClient client = fixture.NewClient();
+            TOpenSessionResp opened = await client.CallAsync<TOpenSessionResp>("OpenSession", new TOpenSessionReq
+            {
+                ClientProtocol = TProtocolVersion.SparkV7,
+                CanUseMultipleCatalogs = false,
+                InitialNamespace = new TNamespace { SchemaName = "default" },
+            });
+            TSessionHandle session = opened.SessionHandle!;
+
+            TMetadataResp tables = await client.MetadataAsync("GetTables", new TGetTablesReq { SessionHandle = session, SchemaName = "default", GetDirectResults = MockDatabricksClient.DriverDirectResults() });
+
+            Assert.False(opened.CanUseMultipleCatalogs);
+            Assert.Null(opened.InitialNamespace!.CatalogName);
+            Assert.Equal(new[] { "hive_metastore|default|trips" }, Rows(tables.DirectResults!.ResultSet!.Results!).Select(r => string.Join("|", r.Take(3))));
+        }
+
+        [Fact]
+        public async Task OpenSession_AnswersTheNamespaceTheSessionIsIn()
+        {
+            using MockDatabricksClient client = fixture.NewClient();
+
+            TOpenSessionResp unnamed = await client.CallAsync<TOpenSessionResp>("OpenSession", new TOpenSessionReq { ClientProtocol = TProtocolVersion.SparkV7, CanUseMultipleCatalogs = true });
+            TOpenSessionResp named = await client.CallAsync<TOpenSessionResp>("OpenSession", new TOpenSessionReq
+            {
+                ClientProtocol = TProtocolVersion.SparkV7,
+                CanUseMultipleCatalogs = true,
+                InitialNamespace = new TNamespace { CatalogName = "main", SchemaName = "tpcds_sf100_delta" },
+            });
+
+            Assert.Equal(("hive_metastore", "default"), (unnamed.InitialNamespace!.CatalogName, unnamed.InitialNamespace.SchemaName));
+            Assert.Equal(("main", "tpcds_sf100_delta"), (named.InitialNamespace!.CatalogName, named.InitialNamespace.SchemaName));
+            Assert.True(named.CanUseMultipleCatalogs);
         }
 
         [Fact]

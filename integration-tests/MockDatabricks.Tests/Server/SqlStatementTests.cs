@@ -66,6 +66,18 @@ namespace MockDatabricks.Tests.Server
             Assert.Equal(new long?[] { 6, 8, 10 }, ((Int64Array)batch.Column(6)).ToArray());
         }
 
+        [Fact]
+        public async Task TypeNamedFunctions_Cast()
+        {
+            QueryOutcome outcome = await RunAsync("SELECT timestamp('2023-12-31 23:59:59.999') AS t, date('2024-02-29') AS d, int('7') AS i, string(1.5) AS s");
+
+            RecordBatch row = Assert.Single(outcome.Batches);
+            Assert.Equal(new DateTimeOffset(2023, 12, 31, 23, 59, 59, 999, TimeSpan.Zero), ((TimestampArray)row.Column(0)).GetTimestamp(0));
+            Assert.Equal(new DateOnly(2024, 2, 29), ((Date32Array)row.Column(1)).GetDateOnly(0));
+            Assert.Equal(7, ((Int32Array)row.Column(2)).GetValue(0));
+            Assert.Equal("1.5", ((StringArray)row.Column(3)).GetString(0));
+        }
+
         [Theory]
         [InlineData("SELECT 1 / 0", "DIVIDE_BY_ZERO", "22012")]
         [InlineData("SELECT CAST('x' AS INT)", "CAST_INVALID_INPUT", "22018")]

@@ -226,6 +226,17 @@ namespace MockDatabricks.Server.Query.Sql
                 case "typeof":
                     Arity(function, args, 1);
                     return Constant(SqlType.String, args[0].Type.Sql.ToLowerInvariant(), Call("typeof"));
+                case "timestamp" or "date" or "string" or "int" or "bigint" or "smallint" or "tinyint" or "double" or "float" or "decimal"
+                    or "boolean" or "binary" or "to_timestamp" or "to_date":
+                    // Spark's type-named cast functions: timestamp('2023-01-15 10:30:45') is CAST(... AS TIMESTAMP).
+                    Arity(function, args, 1);
+                    SqlType target = SqlParser.ParseType(function.Name.Replace("to_", string.Empty, StringComparison.Ordinal));
+                    if (!SqlCast.CanCast(args[0].Type, target))
+                    {
+                        throw SqlError.DataType($"Cannot resolve \"{Call(function.Name)}\": cannot cast {args[0].Type.Sql} to {target.Sql}.");
+                    }
+
+                    return new BoundExpr(target, args[0].Nullable, Call(function.Name), row => SqlCast.Cast(args[0].Evaluate(row), args[0].Type, target), allConstant);
                 case "count" or "sum" or "avg" or "min" or "max":
                     throw SqlError.NotSupported($"the aggregate {function.Name.ToUpperInvariant()}(...) here (only SELECT COUNT(*) FROM <source>)");
                 case "explode":
