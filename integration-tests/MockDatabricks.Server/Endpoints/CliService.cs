@@ -137,15 +137,24 @@ namespace MockDatabricks.Server.Endpoints
             {
                 if (operation.State == TOperationState.Running && operation.RunningPollsLeft-- <= 0 && DateTimeOffset.UtcNow >= operation.RunningUntil)
                 {
-                    operation.State = TOperationState.Finished;
+                    operation.State = operation.Query.FailsWith == null ? TOperationState.Finished : TOperationState.Error;
                 }
 
-                return new TGetOperationStatusResp
+                var response = new TGetOperationStatusResp
                 {
                     Status = TStatus.Ok(),
                     OperationState = operation.State == TOperationState.Closed ? TOperationState.Finished : operation.State,
                     HasResultSet = true,
                 };
+                if (operation.State == TOperationState.Error && operation.Query.FailsWith is SqlError error)
+                {
+                    // A statement that ran and failed: ERROR_STATE with the error, as a warehouse reports a failed query.
+                    response.ErrorMessage = error.Message;
+                    response.SqlState = error.SqlState;
+                    response.DisplayMessage = error.Message;
+                }
+
+                return response;
             }
         }
 
@@ -153,7 +162,7 @@ namespace MockDatabricks.Server.Endpoints
 
         public async Task<TFetchResultsResp> FetchResultsAsync(MockOperation operation, TFetchResultsReq request, string baseUrl)
         {
-            if (operation.State is TOperationState.Running or TOperationState.Canceled)
+            if (operation.State is TOperationState.Running or TOperationState.Canceled or TOperationState.Error)
             {
                 return new TFetchResultsResp
                 {

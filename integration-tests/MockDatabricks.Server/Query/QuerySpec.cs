@@ -85,6 +85,9 @@ namespace MockDatabricks.Server.Query
         /// <summary>How long the statement runs before it is FINISHED (no direct results meanwhile; GetOperationStatus says RUNNING).</summary>
         public TimeSpan RunningFor { get; init; }
 
+        /// <summary>The error the statement ends with after <see cref="RunningFor"/> (state ERROR instead of FINISHED); null: it succeeds.</summary>
+        public Sql.SqlError? FailsWith { get; init; }
+
         /// <summary>The rows of the result: the data set's, or <see cref="Limit"/> when that is smaller.</summary>
         public long ResultRows => Limit is long limit ? Math.Min(limit, Dataset.Rows) : Dataset.Rows;
 

@@ -320,6 +320,39 @@ namespace MockDatabricks.Tests.Server
             Assert.Equal("99999999999999999999999999999.999900000", ((Decimal128Array)batch.Column(4)).GetString(1));
         }
 
+        [Theory]
+        [InlineData("SELECT * FROM main.adbc_testing.sample_types WHERE FALSE", 0)]
+        [InlineData("SELECT * FROM range(7) WHERE 1 = 1", 7)]
+        [InlineData("SELECT id FROM range(7) WHERE NULL", 0)]
+        public async Task ConstantWhere_KeepsAllRowsOrNone(string statement, long rows)
+        {
+            QueryOutcome outcome = await RunAsync(statement);
+
+            Assert.Equal(rows, outcome.RowCount);
+            Assert.Equal("id", outcome.Schema.FieldsList[0].Name);
+        }
+
+        [Fact]
+        public async Task CountUnderARowFilter_RunsThenFails_ItCannotBeCounted()
+        {
+            using MockDatabricksClient client = fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+
+            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session,
+                "SELECT COUNT(*) AS total_count FROM (SELECT t1.id AS id1, t2.id AS id2 FROM RANGE(1000) t1 CROSS JOIN RANGE(1000) t2) subquery WHERE MOD(id1 + id2, 2) = 0");
+            TGetOperationStatusResp status;
+            do
+            {
+                status = await client.GetOperationStatusAsync(executed.OperationHandle!);
+            }
+            while (status.OperationState == TOperationState.Running);
+
+            Assert.Equal(TStatusCode.Success, executed.Status.StatusCode);
+            Assert.Equal(TOperationState.Error, status.OperationState);
+            Assert.StartsWith("[MOCK_NOT_SUPPORTED]", status.ErrorMessage);
+            Assert.Equal("0A000", status.SqlState);
+        }
+
         private async Task<QueryOutcome> RunAsync(string statement, ExecuteOptions? options = null)
         {
             using MockDatabricksClient client = fixture.NewClient();

@@ -149,8 +149,14 @@ namespace MockDatabricks.Server.Query.Sql
                 }
             }
 
+            SqlExpr? where = null;
+            if (TryKeyword("WHERE"))
+            {
+                where = ReadExpression();
+            }
+
             string? unsupported = null;
-            foreach (string clause in new[] { "WHERE", "GROUP", "HAVING", "ORDER", "SORT", "CLUSTER", "DISTRIBUTE", "WINDOW", "QUALIFY", "UNION", "EXCEPT", "INTERSECT" })
+            foreach (string clause in new[] { "GROUP", "HAVING", "ORDER", "SORT", "CLUSTER", "DISTRIBUTE", "WINDOW", "QUALIFY", "UNION", "EXCEPT", "INTERSECT" })
             {
                 if (Current.Is(clause))
                 {
@@ -181,7 +187,7 @@ namespace MockDatabricks.Server.Query.Sql
                 SkipUntilLimit();
             }
 
-            return new SelectStatement(items, from, limit, unsupported);
+            return new SelectStatement(items, from, where, limit, unsupported);
         }
 
         /// <summary>Skips a clause the mock does not execute (the statement is refused later, with the clause named).</summary>

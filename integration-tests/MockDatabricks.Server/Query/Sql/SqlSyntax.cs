@@ -28,7 +28,8 @@ namespace MockDatabricks.Server.Query.Sql
 
     public sealed record SelectItem(SqlExpr? Expression, string? Alias, bool Star, string? StarQualifier);
 
-    public sealed record SelectStatement(IReadOnlyList<SelectItem> Items, IReadOnlyList<FromItem> From, long? Limit, string? Unsupported) : SqlStatement;
+    /// <summary>A SELECT; <paramref name="Unsupported"/> names a clause the mock does not execute (GROUP BY, ORDER BY, ...).</summary>
+    public sealed record SelectStatement(IReadOnlyList<SelectItem> Items, IReadOnlyList<FromItem> From, SqlExpr? Where, long? Limit, string? Unsupported) : SqlStatement;
 
     public abstract record FromItem(string? Alias);
 
