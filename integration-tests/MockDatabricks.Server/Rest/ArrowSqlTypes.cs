@@ -49,6 +49,10 @@ namespace MockDatabricks.Server.Rest
             Date32Type => "DATE",
             TimestampType t => string.IsNullOrEmpty(t.Timezone) ? "TIMESTAMP_NTZ" : "TIMESTAMP",
             NullType => "VOID",
+
+            // How a warehouse's REST results carry intervals natively (the driver turns them into strings).
+            IntervalType { Unit: IntervalUnit.YearMonth } => "INTERVAL YEAR TO MONTH",
+            DurationType => "INTERVAL DAY TO SECOND",
             ListType l => $"ARRAY<{TypeText(l.ValueDataType)}>",
             MapType m => $"MAP<{TypeText(m.KeyField.DataType)}, {TypeText(m.ValueField.DataType)}>",
             StructType s => $"STRUCT<{string.Join(", ", s.Fields.Select(f => $"{f.Name}: {TypeText(f.DataType)}"))}>",

@@ -28,7 +28,7 @@ namespace MockDatabricks.Server.Rest
         public CreateSessionResponse CreateSession(CreateSessionRequest request, RestCall call)
         {
             RequireWarehouse(request.WarehouseId);
-            InjectFault(call, null);
+            FailIfInjected(call, null);
             string session = THandleIdentifier.CreateRandom().ToHex();
             sessions.OpenSession(session);
             state.SetNamespace(session, new SessionNamespace(request.Catalog ?? MockCatalog.DefaultCatalog, request.Schema ?? MockCatalog.DefaultSchema));
@@ -39,7 +39,7 @@ namespace MockDatabricks.Server.Rest
         public void DeleteSession(string session, RestCall call)
         {
             call.Session = session;
-            InjectFault(call, null);
+            FailIfInjected(call, null);
             if (!sessions.CloseSession(session))
             {
                 throw RestErrorException.NotFound($"Session {session} does not exist.");
@@ -155,10 +155,7 @@ namespace MockDatabricks.Server.Rest
         public async Task<ResultData> GetChunkAsync(MockOperation operation, int index, RestCall call)
         {
             call.File = index;
-            if (InjectFault(call, operation) != null)
-            {
-                throw new RestErrorException(StatusCodes.Status500InternalServerError, "INTERNAL_ERROR", "injected fault", "injected-error");
-            }
+            FailIfInjected(call, operation);
 
             TOperationState current;
             lock (operation.Lock)
@@ -186,20 +183,14 @@ namespace MockDatabricks.Server.Rest
 
         public void Cancel(MockOperation operation, RestCall call)
         {
-            if (InjectFault(call, operation) != null)
-            {
-                throw new RestErrorException(StatusCodes.Status500InternalServerError, "INTERNAL_ERROR", "injected fault", "injected-error");
-            }
+            FailIfInjected(call, operation);
 
             cli.CancelOperation(operation);
         }
 
         public void Close(MockOperation operation, RestCall call)
         {
-            if (InjectFault(call, operation) != null)
-            {
-                throw new RestErrorException(StatusCodes.Status500InternalServerError, "INTERNAL_ERROR", "injected fault", "injected-error");
-            }
+            FailIfInjected(call, operation);
 
             cli.CloseOperation(operation);
         }
@@ -248,6 +239,15 @@ namespace MockDatabricks.Server.Rest
             }
 
             return rule;
+        }
+
+        /// <summary>For calls without a state to report: an injected rpc_error is an HTTP 500 with the fault's message.</summary>
+        private void FailIfInjected(RestCall call, MockOperation? operation)
+        {
+            if (InjectFault(call, operation) is FaultRule rule)
+            {
+                throw new RestErrorException(StatusCodes.Status500InternalServerError, "INTERNAL_ERROR", rule.Message, "injected-error");
+            }
         }
 
         private MockOperation? MetadataOperation(string statement, string session)

@@ -88,6 +88,21 @@ namespace MockDatabricks.Tests.Server.Rest
         }
 
         [Fact]
+        public async Task RpcError_OnACallWithoutState_IsAnHttp500()
+        {
+            using RestApiClient client = fixture.NewRestClient();
+            RestStatement executed = await client.ExecuteAsync(RestSteps.Select(s_spec, "faults='rpc_error method=CancelStatement message=cancel_refused'") with { SessionId = await client.CreateSessionAsync() });
+
+            RestApiException error = await Assert.ThrowsAsync<RestApiException>(() => client.CancelAsync(executed.StatementId));
+            RestStatement after = await client.GetStatementAsync(executed.StatementId);
+
+            Assert.Equal(HttpStatusCode.InternalServerError, error.StatusCode);
+            Assert.Equal("INTERNAL_ERROR", error.ErrorCode);
+            Assert.Equal("cancel refused", error.ServerMessage);
+            Assert.Equal("SUCCEEDED", after.State);
+        }
+
+        [Fact]
         public async Task AdminRpcFault_FailsTheNextCreateSession()
         {
             using RestApiClient client = fixture.NewRestClient();
