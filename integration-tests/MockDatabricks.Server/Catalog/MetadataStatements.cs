@@ -11,7 +11,7 @@ namespace MockDatabricks.Server.Catalog
     /// <summary>The catalog and schema a session resolves unqualified names in.</summary>
     public sealed record SessionNamespace(string Catalog, string Schema)
     {
-        public static SessionNamespace Default { get; } = new SessionNamespace(MockCatalog.DefaultCatalog, MockCatalog.DefaultSchema);
+        public static SessionNamespace Default { get; } = new SessionNamespace(MetadataCatalog.DefaultCatalog, MetadataCatalog.DefaultSchema);
     }
 
     /// <summary>A statement error as a warehouse reports it: "[ERROR_CLASS] text SQLSTATE: xxxxx".</summary>
@@ -25,7 +25,7 @@ namespace MockDatabricks.Server.Catalog
 
     /// <summary>
     /// The metadata SQL the driver's REST path sends instead of Thrift's catalog RPCs (csharp/v1.1.7
-    /// StatementExecution/MetadataCommands and StatementExecutionStatement), answered from a <see cref="MockCatalog"/>:
+    /// StatementExecution/MetadataCommands and StatementExecutionStatement), answered from a <see cref="MetadataCatalog"/>:
     /// <code>
     /// SHOW CATALOGS [LIKE 'p']
     /// SHOW SCHEMAS IN ALL CATALOGS | IN `c` [LIKE 'p']                      (also DATABASES, FROM)
@@ -41,7 +41,7 @@ namespace MockDatabricks.Server.Catalog
     public static class MetadataStatements
     {
         /// <summary>The statement's result, or null when it is not one of the statements above (the caller tries its other grammars).</summary>
-        public static RecordBatch? TryAnswer(string statement, SessionNamespace session, MockCatalog catalog)
+        public static RecordBatch? TryAnswer(string statement, SessionNamespace session, MetadataCatalog catalog)
         {
             SqlTokens? tokens = SqlTokens.TryRead(statement);
             if (tokens == null || tokens.AtEnd)
@@ -69,7 +69,7 @@ namespace MockDatabricks.Server.Catalog
             }
         }
 
-        private static RecordBatch? Show(SqlTokens tokens, SessionNamespace session, MockCatalog catalog)
+        private static RecordBatch? Show(SqlTokens tokens, SessionNamespace session, MetadataCatalog catalog)
         {
             RecordBatch? result;
             if (tokens.Accept("CATALOGS"))
@@ -111,7 +111,7 @@ namespace MockDatabricks.Server.Catalog
             return tokens.AtEnd ? result : throw new FormatException($"unexpected '{tokens.Peek()!.Value.Text}'.");
         }
 
-        private static RecordBatch ShowSchemas(SqlTokens tokens, SessionNamespace session, MockCatalog catalog)
+        private static RecordBatch ShowSchemas(SqlTokens tokens, SessionNamespace session, MetadataCatalog catalog)
         {
             bool all = tokens.Accept("IN", "ALL", "CATALOGS");
             string? inCatalog = !all && (tokens.Accept("IN") || tokens.Accept("FROM")) ? Identifier(tokens) : null;
@@ -139,7 +139,7 @@ namespace MockDatabricks.Server.Catalog
             return table.Build();
         }
 
-        private static RecordBatch ShowTables(SqlTokens tokens, SessionNamespace session, MockCatalog catalog)
+        private static RecordBatch ShowTables(SqlTokens tokens, SessionNamespace session, MetadataCatalog catalog)
         {
             IEnumerable<(string Catalog, string Schema)> schemas = Scope(tokens, session, catalog, allowSchema: true, out bool explicitSchema);
             string? schemaPattern = !explicitSchema && tokens.Accept("SCHEMA", "LIKE") ? String(tokens) : null;
@@ -147,7 +147,7 @@ namespace MockDatabricks.Server.Catalog
             var table = new MetadataResultTable("catalogName", "namespace", "tableName", "tableType", "remarks");
             foreach ((string c, string s) in schemas.Where(s => ShowPattern.Matches(schemaPattern, s.Schema)))
             {
-                foreach (CatalogTable t in catalog.TablesOf(c, s).Where(t => ShowPattern.Matches(pattern, t.Name)))
+                foreach (TableMetadata t in catalog.TablesOf(c, s).Where(t => ShowPattern.Matches(pattern, t.Name)))
                 {
                     table.Add(t.Catalog, t.Schema, t.Name, t.TableType, t.Comment ?? string.Empty);
                 }
@@ -156,7 +156,7 @@ namespace MockDatabricks.Server.Catalog
             return table.Build();
         }
 
-        private static RecordBatch ShowColumns(SqlTokens tokens, SessionNamespace session, MockCatalog catalog)
+        private static RecordBatch ShowColumns(SqlTokens tokens, SessionNamespace session, MetadataCatalog catalog)
         {
             IEnumerable<(string Catalog, string Schema)> schemas = Scope(tokens, session, catalog, allowSchema: false, out _);
             string? schemaPattern = tokens.Accept("SCHEMA", "LIKE") ? String(tokens) : null;
@@ -165,11 +165,11 @@ namespace MockDatabricks.Server.Catalog
             var table = new MetadataResultTable("col_name", "catalogName", "namespace", "tableName", "columnType", "isNullable", "remarks", "ordinalPosition:int");
             foreach ((string c, string s) in schemas.Where(s => ShowPattern.Matches(schemaPattern, s.Schema)))
             {
-                foreach (CatalogTable t in catalog.TablesOf(c, s).Where(t => ShowPattern.Matches(tablePattern, t.Name)))
+                foreach (TableMetadata t in catalog.TablesOf(c, s).Where(t => ShowPattern.Matches(tablePattern, t.Name)))
                 {
                     for (int i = 0; i < t.Columns.Count; i++)
                     {
-                        CatalogColumn column = t.Columns[i];
+                        ColumnMetadata column = t.Columns[i];
                         if (ShowPattern.Matches(pattern, column.Name))
                         {
                             table.Add(column.Name, t.Catalog, t.Schema, t.Name, column.SqlType, column.Nullable ? "true" : "false", column.Comment ?? string.Empty, i + 1);
@@ -181,7 +181,7 @@ namespace MockDatabricks.Server.Catalog
             return table.Build();
         }
 
-        private static RecordBatch ShowPrimaryKeys(CatalogTable table)
+        private static RecordBatch ShowPrimaryKeys(TableMetadata table)
         {
             var result = new MetadataResultTable("catalogName", "namespace", "tableName", "col_name", "constraintName", "keySeq:int");
             for (int i = 0; i < table.PrimaryKey.Count; i++)
@@ -192,12 +192,12 @@ namespace MockDatabricks.Server.Catalog
             return result.Build();
         }
 
-        private static RecordBatch ShowForeignKeys(CatalogTable table)
+        private static RecordBatch ShowForeignKeys(TableMetadata table)
         {
             var result = new MetadataResultTable(
                 "catalogName", "namespace", "tableName", "col_name", "constraintName", "keySeq:int",
                 "parentCatalogName", "parentNamespace", "parentTableName", "parentColName");
-            foreach (CatalogForeignKey key in table.ForeignKeys)
+            foreach (ForeignKeyMetadata key in table.ForeignKeys)
             {
                 for (int i = 0; i < key.Columns.Count; i++)
                 {
@@ -209,7 +209,7 @@ namespace MockDatabricks.Server.Catalog
         }
 
         /// <summary>IN CATALOG `c` IN SCHEMA `s` IN TABLE `t` (SHOW KEYS and SHOW FOREIGN KEYS).</summary>
-        private static CatalogTable KeyTarget(SqlTokens tokens, MockCatalog catalog)
+        private static TableMetadata KeyTarget(SqlTokens tokens, MetadataCatalog catalog)
         {
             string c = tokens.Accept("IN", "CATALOG") ? Identifier(tokens) : throw new FormatException("expected IN CATALOG.");
             string s = tokens.Accept("IN", "SCHEMA") ? Identifier(tokens) : throw new FormatException("expected IN SCHEMA.");
@@ -222,7 +222,7 @@ namespace MockDatabricks.Server.Catalog
         /// the current catalog; none of these: the current catalog. (SHOW COLUMNS IN `t` names a table in Spark, so
         /// SHOW COLUMNS takes only the catalog forms.)
         /// </summary>
-        private static IEnumerable<(string Catalog, string Schema)> Scope(SqlTokens tokens, SessionNamespace session, MockCatalog catalog, bool allowSchema, out bool explicitSchema)
+        private static IEnumerable<(string Catalog, string Schema)> Scope(SqlTokens tokens, SessionNamespace session, MetadataCatalog catalog, bool allowSchema, out bool explicitSchema)
         {
             explicitSchema = false;
             if (tokens.Accept("IN", "ALL", "CATALOGS"))
@@ -248,7 +248,7 @@ namespace MockDatabricks.Server.Catalog
             return catalog.Schemas.Where(s => s.Catalog.Equals(catalogName, StringComparison.OrdinalIgnoreCase)).ToList();
         }
 
-        private static RecordBatch Describe(SqlTokens tokens, SessionNamespace session, MockCatalog catalog)
+        private static RecordBatch Describe(SqlTokens tokens, SessionNamespace session, MetadataCatalog catalog)
         {
             tokens.Accept("TABLE");
             bool extended = tokens.Accept("EXTENDED");
@@ -271,14 +271,14 @@ namespace MockDatabricks.Server.Catalog
                 3 => (name[0], name[1], name[2]),
                 _ => throw new FormatException("a table name has at most three parts."),
             };
-            CatalogTable table = RequireTable(catalog, c, s, t);
+            TableMetadata table = RequireTable(catalog, c, s, t);
             if (json)
             {
                 return new MetadataResultTable("json_metadata").Add(DescribeJson(table, extended)).Build();
             }
 
             var rows = new MetadataResultTable("col_name", "data_type", "comment");
-            foreach (CatalogColumn column in table.Columns)
+            foreach (ColumnMetadata column in table.Columns)
             {
                 rows.Add(column.Name, column.SqlType.ToLowerInvariant(), column.Comment);
             }
@@ -287,7 +287,7 @@ namespace MockDatabricks.Server.Catalog
         }
 
         /// <summary>DESCRIBE TABLE EXTENDED ... AS JSON: the fields the driver's DescTableExtendedResult reads.</summary>
-        private static string DescribeJson(CatalogTable table, bool extended)
+        private static string DescribeJson(TableMetadata table, bool extended)
         {
             using var buffer = new MemoryStream();
             using (var json = new Utf8JsonWriter(buffer))
@@ -301,7 +301,7 @@ namespace MockDatabricks.Server.Catalog
                 json.WriteEndArray();
                 json.WriteString("type", table.TableType == "VIEW" ? "VIEW" : "MANAGED");
                 json.WriteStartArray("columns");
-                foreach (CatalogColumn column in table.Columns)
+                foreach (ColumnMetadata column in table.Columns)
                 {
                     json.WriteStartObject();
                     json.WriteString("name", column.Name);
@@ -334,7 +334,7 @@ namespace MockDatabricks.Server.Catalog
         }
 
         /// <summary>"[(pk, PRIMARY KEY (`a`, `b`)), (fk, FOREIGN KEY (`c`) REFERENCES `x`.`y`.`z` (`d`))]", as Databricks writes table_constraints.</summary>
-        private static string? Constraints(CatalogTable table)
+        private static string? Constraints(TableMetadata table)
         {
             var constraints = new List<string>();
             if (table.PrimaryKey.Count > 0)
@@ -342,7 +342,7 @@ namespace MockDatabricks.Server.Catalog
                 constraints.Add($"({table.PrimaryKeyName}, PRIMARY KEY ({Quoted(table.PrimaryKey)}))");
             }
 
-            foreach (CatalogForeignKey key in table.ForeignKeys)
+            foreach (ForeignKeyMetadata key in table.ForeignKeys)
             {
                 constraints.Add($"({key.Name}, FOREIGN KEY ({Quoted(key.Columns)}) REFERENCES {Quote(key.RefCatalog)}.{Quote(key.RefSchema)}.{Quote(key.RefTable)} ({Quoted(key.RefColumns)}))");
             }
@@ -387,7 +387,7 @@ namespace MockDatabricks.Server.Catalog
 
         private static string Identifier(SqlTokens tokens) => tokens.AcceptIdentifier() ?? throw new FormatException("expected an identifier.");
 
-        private static void RequireCatalog(MockCatalog catalog, string name)
+        private static void RequireCatalog(MetadataCatalog catalog, string name)
         {
             if (!catalog.HasCatalog(name))
             {
@@ -395,7 +395,7 @@ namespace MockDatabricks.Server.Catalog
             }
         }
 
-        private static void RequireSchema(MockCatalog catalog, string c, string s)
+        private static void RequireSchema(MetadataCatalog catalog, string c, string s)
         {
             RequireCatalog(catalog, c);
             if (!catalog.HasSchema(c, s))
@@ -404,7 +404,7 @@ namespace MockDatabricks.Server.Catalog
             }
         }
 
-        private static CatalogTable RequireTable(MockCatalog catalog, string c, string s, string t)
+        private static TableMetadata RequireTable(MetadataCatalog catalog, string c, string s, string t)
         {
             RequireSchema(catalog, c, s);
             return catalog.FindTable(c, s, t)

@@ -18,7 +18,7 @@ namespace MockDatabricks.Server.Rest
     /// The Statement Execution API's semantics over the Thrift path's machinery: a statement is executed by
     /// <see cref="CliService.ExecuteStatementAsync"/> (the same parser, data sets, LZ4 decision and faults), its
     /// operation lives in the shared <see cref="SessionRegistry"/>, and its state moves as GetOperationStatus moves it.
-    /// Metadata SQL is answered from <see cref="MockCatalog"/> first.
+    /// Metadata SQL is answered from <see cref="MetadataCatalog"/> first.
     /// </summary>
     public sealed partial class StatementExecutionService(CliService cli, SessionRegistry sessions, RestState state, RestResults results, AdminFaultRegistry adminFaults)
     {
@@ -31,7 +31,7 @@ namespace MockDatabricks.Server.Rest
             FailIfInjected(call, null);
             string session = THandleIdentifier.CreateRandom().ToHex();
             sessions.OpenSession(session);
-            state.SetNamespace(session, new SessionNamespace(request.Catalog ?? MockCatalog.DefaultCatalog, request.Schema ?? MockCatalog.DefaultSchema));
+            state.SetNamespace(session, new SessionNamespace(request.Catalog ?? MetadataCatalog.DefaultCatalog, request.Schema ?? MetadataCatalog.DefaultSchema));
             call.Session = session;
             return new CreateSessionResponse(session);
         }
@@ -255,7 +255,7 @@ namespace MockDatabricks.Server.Rest
             RecordBatch? answer;
             try
             {
-                answer = MetadataStatements.TryAnswer(statement, state.NamespaceOf(session), MockCatalog.Default);
+                answer = MetadataStatements.TryAnswer(statement, state.NamespaceOf(session), MetadataCatalog.Default);
             }
             catch (MetadataException ex)
             {
@@ -312,7 +312,7 @@ namespace MockDatabricks.Server.Rest
         {
             string session = THandleIdentifier.CreateRandom().ToHex();
             sessions.OpenSession(session);
-            state.SetNamespace(session, new SessionNamespace(request.Catalog ?? MockCatalog.DefaultCatalog, request.Schema ?? MockCatalog.DefaultSchema));
+            state.SetNamespace(session, new SessionNamespace(request.Catalog ?? MetadataCatalog.DefaultCatalog, request.Schema ?? MetadataCatalog.DefaultSchema));
             return session;
         }
 

@@ -5,13 +5,13 @@ using System.Linq;
 namespace MockDatabricks.Server.Catalog
 {
     /// <summary>A column as the catalog declares it: the SQL type text a warehouse shows (DESCRIBE, SHOW COLUMNS).</summary>
-    public sealed record CatalogColumn(string Name, string SqlType, bool Nullable = true, string? Comment = null);
+    public sealed record ColumnMetadata(string Name, string SqlType, bool Nullable = true, string? Comment = null);
 
     /// <summary>FOREIGN KEY (Columns) REFERENCES RefCatalog.RefSchema.RefTable (RefColumns), named Name.</summary>
-    public sealed record CatalogForeignKey(string Name, IReadOnlyList<string> Columns, string RefCatalog, string RefSchema, string RefTable, IReadOnlyList<string> RefColumns);
+    public sealed record ForeignKeyMetadata(string Name, IReadOnlyList<string> Columns, string RefCatalog, string RefSchema, string RefTable, IReadOnlyList<string> RefColumns);
 
     /// <summary>A table (or view) of the mock's catalog. Key columns are listed in key order.</summary>
-    public sealed record CatalogTable(string Catalog, string Schema, string Name, IReadOnlyList<CatalogColumn> Columns)
+    public sealed record TableMetadata(string Catalog, string Schema, string Name, IReadOnlyList<ColumnMetadata> Columns)
     {
         /// <summary>TABLE or VIEW: the names a warehouse reports and the driver's type filter matches case-sensitively.</summary>
         public string TableType { get; init; } = "TABLE";
@@ -22,7 +22,7 @@ namespace MockDatabricks.Server.Catalog
 
         public IReadOnlyList<string> PrimaryKey { get; init; } = Array.Empty<string>();
 
-        public IReadOnlyList<CatalogForeignKey> ForeignKeys { get; init; } = Array.Empty<CatalogForeignKey>();
+        public IReadOnlyList<ForeignKeyMetadata> ForeignKeys { get; init; } = Array.Empty<ForeignKeyMetadata>();
     }
 
     /// <summary>
@@ -38,8 +38,13 @@ namespace MockDatabricks.Server.Catalog
     /// and <c>hive_metastore.default</c> (empty, as in a fresh workspace). Other tables are added with
     /// <see cref="With"/>.
     /// </para>
+    /// <para>
+    /// Types are SQL text because a description needs no value representation: VARIANT and VOID columns are described
+    /// exactly as upstream declares them. A catalog whose tables also carry generated rows can feed this one: one
+    /// <see cref="TableMetadata"/> per table, each column's SQL type text, key columns in key order.
+    /// </para>
     /// </summary>
-    public sealed class MockCatalog
+    public sealed class MetadataCatalog
     {
         /// <summary>What current_catalog() answers when a session names none (a Unity Catalog workspace's default).</summary>
         public const string DefaultCatalog = "main";
@@ -47,9 +52,9 @@ namespace MockDatabricks.Server.Catalog
         public const string DefaultSchema = "default";
 
         private readonly List<(string Catalog, string Schema)> _schemas;
-        private readonly List<CatalogTable> _tables;
+        private readonly List<TableMetadata> _tables;
 
-        public MockCatalog(IEnumerable<(string Catalog, string Schema)> schemas, IEnumerable<CatalogTable> tables)
+        public MetadataCatalog(IEnumerable<(string Catalog, string Schema)> schemas, IEnumerable<TableMetadata> tables)
         {
             _tables = tables.ToList();
             _schemas = schemas.Concat(_tables.Select(t => (t.Catalog, t.Schema)))
@@ -59,7 +64,7 @@ namespace MockDatabricks.Server.Catalog
                 .ToList();
         }
 
-        public static MockCatalog Default { get; } = new MockCatalog(
+        public static MetadataCatalog Default { get; } = new MetadataCatalog(
             new[] { ("main", "default"), ("hive_metastore", "default") },
             FixtureTables());
 
@@ -68,93 +73,93 @@ namespace MockDatabricks.Server.Catalog
 
         public IReadOnlyList<(string Catalog, string Schema)> Schemas => _schemas;
 
-        public IReadOnlyList<CatalogTable> Tables => _tables;
+        public IReadOnlyList<TableMetadata> Tables => _tables;
 
         /// <summary>This catalog plus <paramref name="tables"/> (e.g. sample tables backed by generated data sets).</summary>
-        public MockCatalog With(IEnumerable<CatalogTable> tables) => new MockCatalog(_schemas, _tables.Concat(tables));
+        public MetadataCatalog With(IEnumerable<TableMetadata> tables) => new MetadataCatalog(_schemas, _tables.Concat(tables));
 
         public bool HasCatalog(string catalog) => _schemas.Any(s => Same(s.Catalog, catalog));
 
         public bool HasSchema(string catalog, string schema) => _schemas.Any(s => Same(s.Catalog, catalog) && Same(s.Schema, schema));
 
         /// <summary>Identifiers are case-insensitive, as in Databricks.</summary>
-        public CatalogTable? FindTable(string catalog, string schema, string table) =>
+        public TableMetadata? FindTable(string catalog, string schema, string table) =>
             _tables.FirstOrDefault(t => Same(t.Catalog, catalog) && Same(t.Schema, schema) && Same(t.Name, table));
 
-        public IEnumerable<CatalogTable> TablesOf(string catalog, string schema) =>
+        public IEnumerable<TableMetadata> TablesOf(string catalog, string schema) =>
             _tables.Where(t => Same(t.Catalog, catalog) && Same(t.Schema, schema)).OrderBy(t => t.Name, StringComparer.Ordinal);
 
         private static bool Same(string a, string b) => string.Equals(a, b, StringComparison.OrdinalIgnoreCase);
 
-        private static IEnumerable<CatalogTable> FixtureTables()
+        private static IEnumerable<TableMetadata> FixtureTables()
         {
             const string Catalog = "main";
             const string Schema = "adbc_testing";
-            yield return new CatalogTable(Catalog, Schema, "all_column_types", new[]
+            yield return new TableMetadata(Catalog, Schema, "all_column_types", new[]
             {
-                new CatalogColumn("c_tinyint", "TINYINT"),
-                new CatalogColumn("c_smallint", "SMALLINT"),
-                new CatalogColumn("c_int", "INT", Nullable: false),
-                new CatalogColumn("c_bigint", "BIGINT"),
-                new CatalogColumn("c_decimal", "DECIMAL(10,2)"),
-                new CatalogColumn("c_float", "FLOAT"),
-                new CatalogColumn("c_double", "DOUBLE"),
-                new CatalogColumn("c_string", "STRING", Nullable: false),
-                new CatalogColumn("c_binary", "BINARY"),
-                new CatalogColumn("c_boolean", "BOOLEAN"),
-                new CatalogColumn("c_date", "DATE"),
-                new CatalogColumn("c_timestamp", "TIMESTAMP"),
-                new CatalogColumn("c_timestamp_ntz", "TIMESTAMP_NTZ"),
-                new CatalogColumn("c_interval_ym", "INTERVAL YEAR TO MONTH"),
-                new CatalogColumn("c_interval_ds", "INTERVAL DAY TO SECOND"),
-                new CatalogColumn("c_array", "ARRAY<INT>"),
-                new CatalogColumn("c_map", "MAP<STRING, INT>"),
-                new CatalogColumn("c_struct", "STRUCT<f1: STRING, f2: INT, f3: ARRAY<DOUBLE>>"),
-                new CatalogColumn("c_variant", "VARIANT"),
-                new CatalogColumn("c_void", "VOID"),
+                new ColumnMetadata("c_tinyint", "TINYINT"),
+                new ColumnMetadata("c_smallint", "SMALLINT"),
+                new ColumnMetadata("c_int", "INT", Nullable: false),
+                new ColumnMetadata("c_bigint", "BIGINT"),
+                new ColumnMetadata("c_decimal", "DECIMAL(10,2)"),
+                new ColumnMetadata("c_float", "FLOAT"),
+                new ColumnMetadata("c_double", "DOUBLE"),
+                new ColumnMetadata("c_string", "STRING", Nullable: false),
+                new ColumnMetadata("c_binary", "BINARY"),
+                new ColumnMetadata("c_boolean", "BOOLEAN"),
+                new ColumnMetadata("c_date", "DATE"),
+                new ColumnMetadata("c_timestamp", "TIMESTAMP"),
+                new ColumnMetadata("c_timestamp_ntz", "TIMESTAMP_NTZ"),
+                new ColumnMetadata("c_interval_ym", "INTERVAL YEAR TO MONTH"),
+                new ColumnMetadata("c_interval_ds", "INTERVAL DAY TO SECOND"),
+                new ColumnMetadata("c_array", "ARRAY<INT>"),
+                new ColumnMetadata("c_map", "MAP<STRING, INT>"),
+                new ColumnMetadata("c_struct", "STRUCT<f1: STRING, f2: INT, f3: ARRAY<DOUBLE>>"),
+                new ColumnMetadata("c_variant", "VARIANT"),
+                new ColumnMetadata("c_void", "VOID"),
             })
             {
                 PrimaryKeyName = "all_column_types_pk",
                 PrimaryKey = new[] { "c_string", "c_int" },
                 ForeignKeys = new[]
                 {
-                    new CatalogForeignKey("all_column_types_fk", new[] { "c_bigint", "c_boolean" }, Catalog, Schema, "fk_test_ref_table", new[] { "r_bigint", "r_boolean" }),
+                    new ForeignKeyMetadata("all_column_types_fk", new[] { "c_bigint", "c_boolean" }, Catalog, Schema, "fk_test_ref_table", new[] { "r_bigint", "r_boolean" }),
                 },
             };
-            yield return new CatalogTable(Catalog, Schema, "fk_test_ref_table", new[]
+            yield return new TableMetadata(Catalog, Schema, "fk_test_ref_table", new[]
             {
-                new CatalogColumn("r_bigint", "BIGINT", Nullable: false),
-                new CatalogColumn("r_boolean", "BOOLEAN", Nullable: false),
-                new CatalogColumn("r_decimal", "DECIMAL(10,2)"),
+                new ColumnMetadata("r_bigint", "BIGINT", Nullable: false),
+                new ColumnMetadata("r_boolean", "BOOLEAN", Nullable: false),
+                new ColumnMetadata("r_decimal", "DECIMAL(10,2)"),
             })
             {
                 PrimaryKeyName = "fk_test_ref_table_pk",
                 PrimaryKey = new[] { "r_bigint", "r_boolean" },
             };
-            yield return new CatalogTable(Catalog, Schema, "cross_ref_customers", new[]
+            yield return new TableMetadata(Catalog, Schema, "cross_ref_customers", new[]
             {
-                new CatalogColumn("customer_id", "BIGINT", Nullable: false),
-                new CatalogColumn("customer_name", "STRING"),
-                new CatalogColumn("email", "STRING"),
-                new CatalogColumn("created_at", "TIMESTAMP"),
+                new ColumnMetadata("customer_id", "BIGINT", Nullable: false),
+                new ColumnMetadata("customer_name", "STRING"),
+                new ColumnMetadata("email", "STRING"),
+                new ColumnMetadata("created_at", "TIMESTAMP"),
             })
             {
                 PrimaryKeyName = "cross_ref_customers_pk",
                 PrimaryKey = new[] { "customer_id" },
             };
-            yield return new CatalogTable(Catalog, Schema, "cross_ref_orders", new[]
+            yield return new TableMetadata(Catalog, Schema, "cross_ref_orders", new[]
             {
-                new CatalogColumn("order_id", "BIGINT", Nullable: false),
-                new CatalogColumn("customer_id", "BIGINT"),
-                new CatalogColumn("order_date", "DATE"),
-                new CatalogColumn("amount", "DECIMAL(10,2)"),
+                new ColumnMetadata("order_id", "BIGINT", Nullable: false),
+                new ColumnMetadata("customer_id", "BIGINT"),
+                new ColumnMetadata("order_date", "DATE"),
+                new ColumnMetadata("amount", "DECIMAL(10,2)"),
             })
             {
                 PrimaryKeyName = "cross_ref_orders_pk",
                 PrimaryKey = new[] { "order_id" },
                 ForeignKeys = new[]
                 {
-                    new CatalogForeignKey("cross_ref_orders_customer_fk", new[] { "customer_id" }, Catalog, Schema, "cross_ref_customers", new[] { "customer_id" }),
+                    new ForeignKeyMetadata("cross_ref_orders_customer_fk", new[] { "customer_id" }, Catalog, Schema, "cross_ref_customers", new[] { "customer_id" }),
                 },
             };
         }
