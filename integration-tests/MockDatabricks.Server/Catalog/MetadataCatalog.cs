@@ -34,8 +34,9 @@ namespace MockDatabricks.Server.Catalog
     /// Contents: upstream's read-only E2E fixture schema <c>main.adbc_testing</c> (<c>all_column_types</c> exactly as
     /// upstream's <c>create_table_all_types.sql</c> declares it, <c>fk_test_ref_table</c> as its
     /// <c>create_reference_table.sql</c> does, and <c>cross_ref_customers</c> / <c>cross_ref_orders</c>, whose columns
-    /// upstream does not publish: the mock's are invented, keyed as upstream's tools use them), plus <c>main.default</c>
-    /// and <c>hive_metastore.default</c> (empty, as in a fresh workspace). Other tables are added with
+    /// upstream does not publish: the mock's are invented, keyed as upstream's tools use them), plus the schemas
+    /// <c>default</c> and <c>information_schema</c> of <c>main</c> and <c>hive_metastore</c> (empty here, as a Unity
+    /// Catalog workspace has them; upstream's tests set them as session schemas). Other tables are added with
     /// <see cref="With"/>.
     /// </para>
     /// <para>
@@ -46,8 +47,11 @@ namespace MockDatabricks.Server.Catalog
     /// </summary>
     public sealed class MetadataCatalog
     {
-        /// <summary>What current_catalog() answers when a session names none (a Unity Catalog workspace's default).</summary>
-        public const string DefaultCatalog = "main";
+        /// <summary>
+        /// What current_catalog() answers when a session names none: hive_metastore, the default of the workspace upstream's
+        /// E2E suite runs against (DatabricksConnectionTest.SetDefaultCatalogAndSchemaOptionsTest expects it).
+        /// </summary>
+        public const string DefaultCatalog = "hive_metastore";
 
         public const string DefaultSchema = "default";
 
@@ -65,7 +69,7 @@ namespace MockDatabricks.Server.Catalog
         }
 
         public static MetadataCatalog Default { get; } = new MetadataCatalog(
-            new[] { ("main", "default"), ("hive_metastore", "default") },
+            new[] { ("main", "default"), ("main", "information_schema"), ("hive_metastore", "default"), ("hive_metastore", "information_schema") },
             FixtureTables());
 
         /// <summary>Catalog names, sorted as SHOW CATALOGS sorts them.</summary>

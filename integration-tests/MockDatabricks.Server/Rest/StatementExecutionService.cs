@@ -31,7 +31,7 @@ namespace MockDatabricks.Server.Rest
             FailIfInjected(call, null);
             string session = THandleIdentifier.CreateRandom().ToHex();
             sessions.OpenSession(session);
-            state.SetNamespace(session, new SessionNamespace(request.Catalog ?? MetadataCatalog.DefaultCatalog, request.Schema ?? MetadataCatalog.DefaultSchema));
+            state.SetNamespace(session, NamespaceOf(request.Catalog, request.Schema));
             call.Session = session;
             return new CreateSessionResponse(session);
         }
@@ -312,9 +312,13 @@ namespace MockDatabricks.Server.Rest
         {
             string session = THandleIdentifier.CreateRandom().ToHex();
             sessions.OpenSession(session);
-            state.SetNamespace(session, new SessionNamespace(request.Catalog ?? MetadataCatalog.DefaultCatalog, request.Schema ?? MetadataCatalog.DefaultSchema));
+            state.SetNamespace(session, NamespaceOf(request.Catalog, request.Schema));
             return session;
         }
+
+        /// <summary>A session's catalog and schema; absent or empty ones are the workspace defaults.</summary>
+        private static SessionNamespace NamespaceOf(string? catalog, string? schema) =>
+            new SessionNamespace(string.IsNullOrEmpty(catalog) ? MetadataCatalog.DefaultCatalog : catalog, string.IsNullOrEmpty(schema) ? MetadataCatalog.DefaultSchema : schema);
 
         private static void RequireWarehouse(string? warehouseId)
         {

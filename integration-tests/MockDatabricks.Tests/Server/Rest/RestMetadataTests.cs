@@ -112,18 +112,19 @@ namespace MockDatabricks.Tests.Server.Rest
         }
 
         [Fact]
-        public async Task CurrentCatalog_IsTheSessions_OrMainByDefault()
+        public async Task CurrentCatalog_IsTheSessions_OrHiveMetastoreByDefault()
         {
+            // hive_metastore: the default of the workspace upstream's E2E suite expects (SetDefaultCatalogAndSchemaOptionsTest).
             using RestApiClient client = fixture.NewRestClient();
-            string hive = await client.CreateSessionAsync(catalog: "hive_metastore");
+            string main = await client.CreateSessionAsync(catalog: "main", schema: "information_schema");
             string plain = await client.CreateSessionAsync();
 
-            RestStatement inHive = await client.ExecuteAsync(new RestExecuteRequest { Statement = "SELECT CURRENT_CATALOG()", SessionId = hive, Format = "JSON_ARRAY", Disposition = "INLINE" }, metadata: true);
+            RestStatement inMain = await client.ExecuteAsync(new RestExecuteRequest { Statement = "SELECT CURRENT_CATALOG()", SessionId = main, Format = "JSON_ARRAY", Disposition = "INLINE" }, metadata: true);
             RestStatement inPlain = await client.ExecuteAsync(new RestExecuteRequest { Statement = "SELECT current_catalog() AS c, current_database()", SessionId = plain, Format = "JSON_ARRAY", Disposition = "INLINE" });
 
-            Assert.Equal(new string?[] { "hive_metastore" }, Assert.Single(inHive.Result!.DataArray!));
-            Assert.Equal("current_catalog()", Assert.Single(inHive.Manifest!.Schema!.Columns!).Name);
-            Assert.Equal(new string?[] { "main", "default" }, Assert.Single(inPlain.Result!.DataArray!));
+            Assert.Equal(new string?[] { "main" }, Assert.Single(inMain.Result!.DataArray!));
+            Assert.Equal("current_catalog()", Assert.Single(inMain.Manifest!.Schema!.Columns!).Name);
+            Assert.Equal(new string?[] { "hive_metastore", "default" }, Assert.Single(inPlain.Result!.DataArray!));
             Assert.Equal(new[] { "c", "current_database()" }, inPlain.Manifest!.Schema!.Columns!.Select(c => c.Name));
         }
 
