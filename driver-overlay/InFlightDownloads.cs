@@ -26,8 +26,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 {
     /// <summary>
     /// The downloads a CloudFetch download loop has started, until each has ended, and those whose result it has not yet
-    /// handed to the reader's queue: when the loop stops, <see cref="DrainAsync"/> waits for every download still running
-    /// and disposes the results no one else will ever see, so stopping the pipeline leaves nothing behind.
+    /// handed to the reader's queue: when the loop stops, <see cref="DrainAsync"/> waits (boundedly) for every download
+    /// still running and disposes the results no one else will ever see, so stopping the pipeline leaves nothing behind.
     /// </summary>
     /// <remarks>
     /// <para>
@@ -121,35 +121,20 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         }
 
         /// <summary>
-        /// Waits until every started download has ended, then disposes each result that was never handed over. Never
-        /// throws: a download's own failure or cancellation is its result's business (and already recorded there).
+        /// Waits until every started download has ended, at most <paramref name="bound"/> (see <see cref="DownloadDrain"/>),
+        /// then disposes each result that was never handed over; one whose download is still running gives its data back
+        /// when the download ends. Never throws: a download's own failure or cancellation is its result's business (and
+        /// already recorded there). True when every download had ended.
         /// </summary>
-        public async Task DrainAsync()
+        public async Task<bool> DrainAsync(TimeSpan bound)
         {
-            while (true)
+            Task[] running;
+            lock (_gate)
             {
-                Task[] running;
-                lock (_gate)
-                {
-                    // An ended download's continuation may not have removed it yet.
-                    running = _running.Values.Where(download => !download.IsCompleted).ToArray();
-                }
-
-                if (running.Length == 0)
-                {
-                    break;
-                }
-
-                try
-                {
-                    await Task.WhenAll(running).ConfigureAwait(false);
-                }
-                catch
-                {
-                    // Ended is all a drain waits for; how each ended is reported through its result.
-                }
+                running = _running.Values.Where(download => !download.IsCompleted).ToArray();
             }
 
+            bool allEnded = await DownloadDrain.WaitAsync(running, bound).ConfigureAwait(false);
             IDisposable[] orphans;
             lock (_gate)
             {
@@ -162,6 +147,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             {
                 orphan.Dispose();
             }
+
+            return allEnded;
         }
 
         private void Ended(IDisposable result)

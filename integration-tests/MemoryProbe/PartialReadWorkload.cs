@@ -11,8 +11,8 @@ namespace MemoryProbe
     /// the reader <c>--hold-ms</c> (the pipeline prefetches meanwhile, as it would while a host renders the rows), then
     /// disposes the reader, the statement, the connection and the database. The mock sends each file at
     /// <c>--download-bps</c>, as a real network would, so downloads are in flight when the reader is disposed. What the
-    /// driver does after its Dispose returned comes from the mock's journal (each download's transfer, live): downloads
-    /// started after the dispose and bytes sent after it, up to <see cref="Settle"/> later.
+    /// driver does after its Dispose returned comes from the mock's journal (each download's transfer, live), read right
+    /// when the reader's Dispose returned and again <see cref="Settle"/> later: downloads started and bytes sent between.
     /// </summary>
     internal sealed class PartialReadWorkload(ProbeOptions options) : IHostWorkload
     {
@@ -43,8 +43,11 @@ namespace MemoryProbe
             List<JournalEntry> after = await WaitUntilNoTransferIsSendingAsync(admin, tag).ConfigureAwait(false);
 
             var before = disposal.DownloadsAtDispose.ToDictionary(e => e.Seq);
-            List<JournalEntry> started = after.Where(e => !before.ContainsKey(e.Seq)).ToList();
-            long sentAfter = after.Sum(e => SentBytes(e) - (before.TryGetValue(e.Seq, out JournalEntry? b) ? SentBytes(b) : 0));
+            // What the driver does after its Dispose returned, against the journal read right then (not the one read
+            // before the call: a request sent just before the stop may reach the mock a few milliseconds after it began).
+            var returned = disposal.DownloadsWhenDisposeReturned.ToDictionary(e => e.Seq);
+            List<JournalEntry> started = after.Where(e => !returned.ContainsKey(e.Seq)).ToList();
+            long sentAfter = after.Sum(e => SentBytes(e) - (returned.TryGetValue(e.Seq, out JournalEntry? r) ? SentBytes(r) : 0));
             var details = new Dictionary<string, object?>
             {
                 ["holdMilliseconds"] = options.HoldMilliseconds,
@@ -58,10 +61,10 @@ namespace MemoryProbe
                 ["downloadsStartedAfterDispose"] = started.Count,
                 ["bytesSentAfterDispose"] = sentAfter,
                 ["transfersStillSendingAtTheEnd"] = after.Count(e => e.Transfer?.State == "sending"),
-                ["transfersCompletedAfterDispose"] = after.Count(e => e.Transfer?.State == "complete" && before.TryGetValue(e.Seq, out JournalEntry? b) && b.Transfer?.State == "sending"),
+                ["transfersCompletedAfterDispose"] = after.Count(e => e.Transfer?.State == "complete" && returned.TryGetValue(e.Seq, out JournalEntry? r) && r.Transfer?.State == "sending"),
                 ["poolBytesInUseRightAfterDispose"] = overlay.Scopes.Count == 0 ? null : disposal.PoolInUseRightAfterDispose,
                 ["gcHeapRightAfterDisposeBytes"] = heapRightAfterDispose,
-                ["downloads"] = after.Select(e => new { seq = e.Seq, file = e.File, outcome = e.Outcome, startedAfterDispose = !before.ContainsKey(e.Seq), transfer = e.Transfer }),
+                ["downloads"] = after.Select(e => new { seq = e.Seq, file = e.File, outcome = e.Outcome, startedAfterDispose = !returned.ContainsKey(e.Seq), transfer = e.Transfer }),
             };
             string summary = $"first batch then dispose in {disposal.Seconds * 1000:F0} ms; {before.Values.Count(e => e.Transfer?.State == "sending")} transfer(s) in flight at dispose, " +
                 $"{started.Count} download(s) started and {sentAfter / 1048576.0:F1} MB sent after it";
@@ -98,6 +101,7 @@ namespace MemoryProbe
             var clock = Stopwatch.StartNew();
             reader?.Dispose();
             double readerSeconds = clock.Elapsed.TotalSeconds;
+            List<JournalEntry> whenReturned = admin.JournalAsync(tag: tag, kind: "download").GetAwaiter().GetResult();
             statement.Dispose();
             connection.Dispose();
             database.Dispose();
@@ -110,7 +114,7 @@ namespace MemoryProbe
                 errors.Add($"read {verifier.Batches} batches, expected the first one");
             }
 
-            return new Disposal(new WorkloadQuery(options.Seed, verifier.Rows, verifier.ValuesChecked, errors, 0), atDispose, seconds, readerSeconds, inUse);
+            return new Disposal(new WorkloadQuery(options.Seed, verifier.Rows, verifier.ValuesChecked, errors, 0), atDispose, whenReturned, seconds, readerSeconds, inUse);
         }
 
         /// <summary>The journal once no download of the query is being sent any more (bounded: 60 s).</summary>
@@ -129,6 +133,6 @@ namespace MemoryProbe
             }
         }
 
-        private sealed record Disposal(WorkloadQuery Query, List<JournalEntry> DownloadsAtDispose, double Seconds, double ReaderSeconds, long PoolInUseRightAfterDispose);
+        private sealed record Disposal(WorkloadQuery Query, List<JournalEntry> DownloadsAtDispose, List<JournalEntry> DownloadsWhenDisposeReturned, double Seconds, double ReaderSeconds, long PoolInUseRightAfterDispose);
     }
 }

@@ -69,6 +69,28 @@ public class NewHomeBaseTests
     }
 
     [Fact]
+    public void OverlayExclude_LeavesThoseOverlayFilesOutOfThatBase_AndAStaleNameIsAnError()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        File.WriteAllText(Path.Combine(fake.Overlay, "Meter.cs"), MeterSource);
+        string commit = fake.AddBase("csharp-v9.9.9", f => File.WriteAllText(Path.Combine(f.Checkout, "RELEASE"), "9.9.9\n"));
+        fake.Git("tag", Tag);
+        fake.WriteBaseJson(Tag, commit, new() { ["repository"] = "adbc-drivers/databricks", ["overlayNamespace"] = DriverNamespace, ["overlayExclude"] = new[] { "Meter.cs" } });
+
+        ToolResult apply = fake.Tool("apply");
+
+        Assert.True(apply.ExitCode == 0, apply.ToString());
+        Assert.False(File.Exists(Path.Combine(fake.Checkout, FakeAdbc.OverlayDir, "Meter.cs")), "an excluded overlay file was copied");
+        Assert.True(File.Exists(Path.Combine(fake.Checkout, FakeAdbc.OverlayDir, "Lz4", "Lz4Helper.cs")));
+
+        fake.WriteBaseJson(Tag, commit, new() { ["repository"] = "adbc-drivers/databricks", ["overlayNamespace"] = DriverNamespace, ["overlayExclude"] = new[] { "Gone.cs" } });
+        ToolResult check = fake.Tool("check");
+
+        Assert.NotEqual(0, check.ExitCode);
+        Assert.Contains("\"overlayExclude\" names 'Gone.cs', which is not an overlay file", check.Stderr);
+    }
+
+    [Fact]
     public void ACheckoutWithoutItsSubmodule_OrWithItAtAnotherCommit_IsToldToUpdateThem()
     {
         using FakeAdbc fake = FakeAdbc.Create();

@@ -25,6 +25,12 @@ internal sealed class BaseInfo
     /// <summary>Submodules the driver builds from, parents first; apply, publish and pack need them at the pinned commits.</summary>
     public List<string> Submodules { get; set; } = [];
 
+    /// <summary>
+    /// Overlay files (paths below driver-overlay/) this base does not take: new logic another base's patches use and
+    /// this base's never call. A name that is not an overlay file is an error, so the list cannot go stale silently.
+    /// </summary>
+    public List<string> OverlayExclude { get; set; } = [];
+
     public string? Notes { get; set; }
 
     [JsonIgnore]

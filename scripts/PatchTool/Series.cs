@@ -104,7 +104,14 @@ internal sealed class PatchRepository(string patchesDirectory, string overlayDir
                 .Select(f => Path.GetRelativePath(PatchesDirectory, f).Replace('\\', '/')))
             .OrderBy(f => f, StringComparer.Ordinal)
             .ToList();
-        return new SeriesDefinition(baseInfo, ReadVersion(), patches, OverlayFile.LoadAll(OverlayDirectory), problems, unlisted, parts);
+        IReadOnlyList<OverlayFile> overlay = OverlayFile.LoadAll(OverlayDirectory);
+        foreach (string excluded in baseInfo.OverlayExclude.Where(e => overlay.All(f => f.RelativePath != e)))
+        {
+            problems.Add($"{Path.GetFileName(baseInfo.Folder)}/base.json: \"overlayExclude\" names '{excluded}', which is not an overlay file");
+        }
+
+        overlay = overlay.Where(f => !baseInfo.OverlayExclude.Contains(f.RelativePath)).ToList();
+        return new SeriesDefinition(baseInfo, ReadVersion(), patches, overlay, problems, unlisted, parts);
     }
 
     private static void AddPatch(string folder, string entry, HashSet<string> listed, List<PatchFile> patches, List<string> problems)

@@ -118,9 +118,9 @@ def partial_read(s):
         ("Peak working set", "peakWorkingSetBytes", "MB"),
         ("Peak working set above before open", "peakWorkingSetAboveBeforeOpenBytes", "MB"),
         ("Transfers in flight at the dispose", "partial-read.transfersSendingAtDispose", "n"),
-        ("Downloads started after the dispose", "partial-read.downloadsStartedAfterDispose", "n"),
-        ("Transfers in flight at the dispose that were sent to the end", "partial-read.transfersCompletedAfterDispose", "n"),
-        ("Bytes sent after the dispose", "partial-read.bytesSentAfterDispose", "MB"),
+        ("Downloads started after the reader's Dispose returned", "partial-read.downloadsStartedAfterDispose", "n"),
+        ("Transfers still being sent when the Dispose returned that were sent to the end", "partial-read.transfersCompletedAfterDispose", "n"),
+        ("Bytes sent after the reader's Dispose returned", "partial-read.bytesSentAfterDispose", "MB"),
         ("Time to dispose reader, statement, connection, database", "partial-read.disposeSeconds", "ms"),
         ("GC heap right after the dispose (compacting collection), minus before open", heap_right_after_dispose, "MB"),
         ("GC heap 2 s later, minus before open", "gcHeapAfterDisposeDeltaBytes", "MB"),
@@ -131,7 +131,7 @@ def partial_read(s):
     for scenario in PARTIAL:
         s.peak_target(f"{scenario}: peak working set above before open vs stock", scenario, "peakWorkingSetAboveBeforeOpenBytes", 0.25)
         started = [dig(run, "partial-read.downloadsStartedAfterDispose") for run in s.runs("patched", scenario)]
-        s.target(f"{scenario}: downloads started after the dispose (patched, every run)", "0",
+        s.target(f"{scenario}: downloads started after the Dispose returned (patched, every run)", "0",
                  ", ".join(str(n) for n in started) or "n/a", started and all(n == 0 for n in started))
         collected = [collected_lz4(run) for run in s.runs("patched", scenario)]
         s.target(f"{scenario}: LZ4 buffers never given back (patched, every run)", "0",

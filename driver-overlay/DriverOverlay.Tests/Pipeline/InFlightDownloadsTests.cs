@@ -4,7 +4,7 @@ namespace DriverOverlay.Tests.Pipeline
 {
     /// <summary>
     /// What a stopping CloudFetch download loop leaves behind: a drain waits for every download it started, whatever
-    /// their end, and then disposes, once each, the results it never handed to the reader's queue (no one else will);
+    /// their end (at most its bound), and then disposes, once each, the results it never handed to the reader's queue (no one else will);
     /// results handed over are the reader's and are not touched.
     /// </summary>
     public class InFlightDownloadsTests
@@ -23,7 +23,7 @@ namespace DriverOverlay.Tests.Pipeline
                 downloads.HandedOver(file.Result);
             }
 
-            Task drain = downloads.DrainAsync();
+            Task drain = downloads.DrainAsync(Liveness);
             files[0].Succeed();
             files[2].Succeed();
             await Task.Delay(50);
@@ -46,7 +46,7 @@ namespace DriverOverlay.Tests.Pipeline
             downloads.HandedOver(handed.Result);
             _ = downloads.Started(stuck.Result, stuck.Task);
 
-            Task drain = downloads.DrainAsync();
+            Task drain = downloads.DrainAsync(Liveness);
             await Task.Delay(50);
             Assert.Equal(0, stuck.Result.Disposals);
             handed.Succeed();
@@ -58,7 +58,7 @@ namespace DriverOverlay.Tests.Pipeline
             Assert.Equal(0, handed.Result.Disposals);
             Assert.Equal(0, downloads.NotHandedOver);
 
-            await downloads.DrainAsync().WaitAsync(Liveness);
+            await downloads.DrainAsync(Liveness).WaitAsync(Liveness);
             Assert.Equal(1, stuck.Result.Disposals);
         }
 
@@ -71,7 +71,7 @@ namespace DriverOverlay.Tests.Pipeline
             _ = downloads.Started(failed.Result, failed.Task);
             _ = downloads.Started(cancelled.Result, cancelled.Task);
 
-            Task drain = downloads.DrainAsync();
+            Task drain = downloads.DrainAsync(Liveness);
             failed.Fail(new InvalidOperationException("HTTP 500"));
             cancelled.Cancel();
             await drain.WaitAsync(Liveness);
@@ -92,10 +92,42 @@ namespace DriverOverlay.Tests.Pipeline
             Assert.Equal((0, 1), (downloads.Running, downloads.NotHandedOver));
             downloads.HandedOver(file.Result);
 
-            Task drain = downloads.DrainAsync();
+            Task drain = downloads.DrainAsync(Liveness);
             Assert.True(drain.IsCompleted, "nothing was running, yet the drain waited");
             await drain;
             Assert.Equal(0, file.Result.Disposals);
+        }
+
+        [Fact]
+        public async Task ADownloadThatIgnoresCancellationHoldsTheDrainOnlyUntilTheBound()
+        {
+            // A body read that ignores the token (.NET Framework's HTTP streams): the drain gives up after its bound,
+            // reports it, and still disposes the result it never handed over; the download gives its data back itself
+            // when it ends (a result disposed first disposes what it is handed).
+            var downloads = new InFlightDownloads();
+            var stalled = new FakeDownload();
+            _ = downloads.Started(stalled.Result, stalled.Task);
+
+            bool allEnded = await downloads.DrainAsync(TimeSpan.FromMilliseconds(100)).WaitAsync(Liveness);
+
+            Assert.False(allEnded);
+            Assert.False(stalled.Task.IsCompleted);
+            Assert.Equal(1, stalled.Result.Disposals);
+            stalled.Fail(new IOException("the stall ended"));
+            Assert.Equal((0, 0), (downloads.Running, downloads.NotHandedOver));
+        }
+
+        [Fact]
+        public async Task TheBoundDoesNotCutADrainWhoseDownloadsEndInTime()
+        {
+            var downloads = new InFlightDownloads();
+            var file = new FakeDownload();
+            _ = downloads.Started(file.Result, file.Task);
+            Task<bool> drain = downloads.DrainAsync(Liveness);
+            file.Succeed();
+
+            Assert.True(await drain.WaitAsync(Liveness));
+            Assert.True(file.Result.DownloadEndedAtDispose);
         }
 
         [Fact]
@@ -131,7 +163,7 @@ namespace DriverOverlay.Tests.Pipeline
                 }
             });
 
-            Task drain = downloads.DrainAsync();
+            Task drain = downloads.DrainAsync(Liveness);
             Parallel.ForEach(files, file => file.Succeed());
             await drain.WaitAsync(Liveness);
 

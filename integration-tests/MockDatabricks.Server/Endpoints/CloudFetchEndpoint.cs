@@ -64,6 +64,7 @@ namespace MockDatabricks.Server.Endpoints
                 FaultKind.CorruptLz4 => "corrupt",
                 FaultKind.Slow => "slow",
                 FaultKind.Throttle => "throttled",
+                FaultKind.Stall => "stalled",
                 _ => "ok",
             };
 
@@ -106,6 +107,10 @@ namespace MockDatabricks.Server.Endpoints
                 {
                     await WriteThrottledAsync(context, bytes, fault.BytesPerSecond, transfer, aborted).ConfigureAwait(false);
                 }
+                else if (fault?.Kind == FaultKind.Stall)
+                {
+                    await WriteStalledAsync(context, bytes, fault, transfer, aborted).ConfigureAwait(false);
+                }
                 else
                 {
                     await WriteInChunksAsync(context, bytes, transfer, aborted).ConfigureAwait(false);
@@ -118,14 +123,29 @@ namespace MockDatabricks.Server.Endpoints
         }
 
         /// <summary>The whole body, a chunk at a time, so the journal's transfer shows how far it got.</summary>
-        private static async Task WriteInChunksAsync(HttpContext context, byte[] bytes, TransferProgress transfer, CancellationToken aborted)
+        private static async Task WriteInChunksAsync(HttpContext context, ReadOnlyMemory<byte> bytes, TransferProgress transfer, CancellationToken aborted)
         {
             for (int offset = 0; offset < bytes.Length; offset += ChunkBytes)
             {
                 int count = Math.Min(ChunkBytes, bytes.Length - offset);
-                await context.Response.Body.WriteAsync(bytes.AsMemory(offset, count), aborted).ConfigureAwait(false);
+                await context.Response.Body.WriteAsync(bytes.Slice(offset, count), aborted).ConfigureAwait(false);
                 transfer.Add(count);
             }
+        }
+
+        /// <summary>
+        /// The first fraction of the body, then nothing for the fault's delay, whatever the client does meanwhile (the
+        /// wait ignores the request's abort, as a stalled network path would: the client cannot end it by going away),
+        /// then the rest (which fails at once if the client is gone).
+        /// </summary>
+        private static async Task WriteStalledAsync(HttpContext context, byte[] bytes, FaultRule fault, TransferProgress transfer, CancellationToken aborted)
+        {
+            int first = (int)(bytes.Length * fault.At);
+            await context.Response.Body.WriteAsync(bytes.AsMemory(0, first), aborted).ConfigureAwait(false);
+            await context.Response.Body.FlushAsync(aborted).ConfigureAwait(false);
+            transfer.Add(first);
+            await Task.Delay(fault.DelayMs, CancellationToken.None).ConfigureAwait(false);
+            await WriteInChunksAsync(context, bytes.AsMemory(first), transfer, aborted).ConfigureAwait(false);
         }
 
         private static async Task WriteThrottledAsync(HttpContext context, byte[] bytes, long bytesPerSecond, TransferProgress transfer, CancellationToken aborted)

@@ -98,6 +98,12 @@ namespace MockDatabricks.Server.Endpoints
             }
 
             Journal(call);
+            if (call.ReplyDelayMs > 0)
+            {
+                // rpc_slow: journaled first, so what the client does meanwhile comes after this call in the journal.
+                await Task.Delay(call.ReplyDelayMs, context.RequestAborted).ConfigureAwait(false);
+            }
+
             byte[] reply = answer.Response != null
                 ? await ThriftMessages.EncodeReplyAsync(header.Name, header.SeqID, answer.Response, context.RequestAborted).ConfigureAwait(false)
                 : await ThriftMessages.EncodeExceptionAsync(header.Name, header.SeqID, answer.Error!, context.RequestAborted).ConfigureAwait(false);
@@ -279,6 +285,13 @@ namespace MockDatabricks.Server.Endpoints
                 return null;
             }
 
+            if (rule.Kind == FaultKind.RpcSlow)
+            {
+                call.ReplyDelayMs = rule.DelayMs;
+                call.Outcome = "slow";
+                return null;
+            }
+
             if (rule.Kind == FaultKind.RpcHttp)
             {
                 call.HttpStatus = rule.StatusCode;
@@ -407,6 +420,9 @@ namespace MockDatabricks.Server.Endpoints
             public string Outcome { get; set; } = "ok";
 
             public string? Detail { get; set; }
+
+            /// <summary>rpc_slow: how long the reply waits after the call is journaled.</summary>
+            public int ReplyDelayMs { get; set; }
         }
     }
 }

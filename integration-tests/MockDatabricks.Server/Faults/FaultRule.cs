@@ -33,6 +33,18 @@ namespace MockDatabricks.Server.Faults
 
         /// <summary>A Thrift RPC answers with an HTTP status and x-thriftserver-error-message (method=..., status=...).</summary>
         RpcHttp,
+
+        /// <summary>
+        /// A Thrift RPC is answered normally, but delay_ms after it was journaled (method=...): what happens on the
+        /// client while a slow RPC is under way (CloseOperation during a reader's Dispose) shows in the journal's order.
+        /// </summary>
+        RpcSlow,
+
+        /// <summary>
+        /// Sends the first fraction 'at' of the body, then stops sending for delay_ms whether or not the client is still
+        /// there (a stalled network, or a client whose read ignores cancellation), then sends the rest.
+        /// </summary>
+        Stall,
     }
 
     /// <summary>
@@ -67,7 +79,7 @@ namespace MockDatabricks.Server.Faults
 
         public string Message { get; private init; } = "injected fault";
 
-        public bool IsDownloadFault => Kind is not (FaultKind.RpcError or FaultKind.RpcHttp);
+        public bool IsDownloadFault => Kind is not (FaultKind.RpcError or FaultKind.RpcHttp or FaultKind.RpcSlow);
 
         public bool AppliesToFile(int file) => Files == null || Files.Contains(file);
 
@@ -108,9 +120,11 @@ namespace MockDatabricks.Server.Faults
                 "corrupt_lz4" => (FaultKind.CorruptLz4, 0),
                 "rpc_error" => (FaultKind.RpcError, 0),
                 "rpc_http" => (FaultKind.RpcHttp, 500),
+                "rpc_slow" => (FaultKind.RpcSlow, 0),
+                "stall" => (FaultKind.Stall, 0),
                 _ when name.StartsWith("http", StringComparison.Ordinal) && int.TryParse(name.AsSpan(4), NumberStyles.None, CultureInfo.InvariantCulture, out int code) && code is >= 400 and <= 599
                     => (FaultKind.HttpStatus, code),
-                _ => throw new FormatException($"Unknown fault '{parts[0]}'. Known: expired, http403, http404, http500, http503 (any httpNNN), slow, throttle, truncate, reset, corrupt_lz4, rpc_error, rpc_http."),
+                _ => throw new FormatException($"Unknown fault '{parts[0]}'. Known: expired, http403, http404, http500, http503 (any httpNNN), slow, throttle, truncate, reset, stall, corrupt_lz4, rpc_error, rpc_http, rpc_slow."),
             };
 
             var known = new HashSet<string>(StringComparer.OrdinalIgnoreCase) { "files", "times", "delay_ms", "bps", "at", "mode", "method", "status", "message" };

@@ -1,6 +1,7 @@
 using System.IO;
 using System.Net;
 using System.Net.Http;
+using System.Threading;
 using Lz4Reference;
 
 namespace MockDatabricks.Tests.Server
@@ -154,6 +155,61 @@ namespace MockDatabricks.Tests.Server
             Assert.Equal(new[] { "slow" }, journal.Where(e => e.File == 0).Select(e => e.Outcome));
             Assert.Equal(new[] { "throttled" }, journal.Where(e => e.File == 1).Select(e => e.Outcome));
             Assert.Equal(s_spec.Rows, outcome.RowCount);
+        }
+
+        [Fact]
+        public async Task Stall_SendsTheFirstFractionThenKeepsTheResponseOpenWhenTheClientGivesUp()
+        {
+            using MockDatabricksClient client = fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, faults='stall files=0 at=0.25 delay_ms=3000'"));
+            TSparkArrowResultLink link = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0];
+            string operation = executed.OperationHandle!.OperationId.ToHex();
+
+            using (var giveUp = new CancellationTokenSource(TimeSpan.FromMilliseconds(500)))
+            {
+                await Assert.ThrowsAnyAsync<OperationCanceledException>(() => client.DownloadAsync(link.FileLink, giveUp.Token));
+            }
+
+            // The client is gone; the server still stalls (its wait ignores the abort), having sent the first quarter.
+            JournalEntry stalled = Assert.Single(await fixture.Admin.JournalAsync(operation: operation), e => e.Kind == "download");
+            Assert.Equal("stalled", stalled.Outcome);
+            Assert.Equal("sending", stalled.Transfer!.State);
+            Assert.Equal(link.BytesNum / 4, stalled.Transfer.BytesSent);
+        }
+
+        [Fact]
+        public async Task Stall_OnceStillDeliversEveryValueToAClientThatWaits()
+        {
+            (QueryOutcome outcome, List<JournalEntry> journal) = await RunAsync("faults='stall files=1 delay_ms=300'");
+
+            Assert.Equal(new[] { "stalled" }, journal.Where(e => e.File == 1).Select(e => e.Outcome));
+            Assert.Equal(s_spec.Rows, outcome.RowCount);
+        }
+
+        [Fact]
+        public async Task RpcSlow_JournalsTheCallFirstSoWhatTheClientDoesMeanwhileComesAfterIt()
+        {
+            using MockDatabricksClient client = fixture.NewClient();
+            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
+            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, faults='rpc_slow method=CloseOperation delay_ms=1500'"));
+            string operation = executed.OperationHandle!.OperationId.ToHex();
+
+            Task<TCloseOperationResp> closing = client.CloseOperationAsync(executed.OperationHandle!);
+            while (!(await fixture.Admin.JournalAsync(operation: operation)).Any(e => e.Method == "CloseOperation"))
+            {
+                Assert.False(closing.IsCompleted, "CloseOperation was answered before the delay");
+                await Task.Delay(20);
+            }
+
+            await client.DownloadAsync(executed.DirectResults!.ResultSet!.Results!.ResultLinks![0].FileLink);
+            Assert.Equal(TStatusCode.Success, (await closing).Status.StatusCode);
+
+            List<JournalEntry> journal = await fixture.Admin.JournalAsync(operation: operation);
+            JournalEntry close = Assert.Single(journal, e => e.Method == "CloseOperation");
+            JournalEntry download = Assert.Single(journal, e => e.Kind == "download");
+            Assert.Equal("slow", close.Outcome);
+            Assert.True(download.Seq > close.Seq, "the download made during the slow call is journaled after it");
         }
 
         [Fact]
