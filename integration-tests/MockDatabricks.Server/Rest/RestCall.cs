@@ -52,9 +52,12 @@ namespace MockDatabricks.Server.Rest
 
         public int Status { get; set; } = StatusCodes.Status200OK;
 
-        /// <summary>ok, error-status (a FAILED statement), injected-error, httpNNN, not-found, bad-request, unauthorized.</summary>
+        /// <summary>ok, error-status (a FAILED statement), injected-error, slow, httpNNN, not-found, bad-request, unauthorized.</summary>
         public string Outcome { get; set; } = "ok";
 
         public string? Detail { get; set; }
+
+        /// <summary>rpc_slow: how long the reply waits after the call is journaled.</summary>
+        public int ReplyDelayMs { get; set; }
     }
 }

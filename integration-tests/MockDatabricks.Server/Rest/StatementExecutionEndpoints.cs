@@ -108,6 +108,12 @@ namespace MockDatabricks.Server.Rest
 
             journal.Add("rest", method, call.Status, call.Outcome, call.Session, call.Operation, call.Tag,
                 call.StartRowOffset, call.MaxRows, call.MaxBytes, call.File, call.Detail);
+            if (call.ReplyDelayMs > 0)
+            {
+                // rpc_slow: journaled first, so what the client does meanwhile comes after this call in the journal.
+                await Task.Delay(call.ReplyDelayMs, context.RequestAborted).ConfigureAwait(false);
+            }
+
             await WriteAsync(context, call.Status, reply).ConfigureAwait(false);
         }
 

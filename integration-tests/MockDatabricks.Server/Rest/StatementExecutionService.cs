@@ -225,7 +225,8 @@ namespace MockDatabricks.Server.Rest
 
         /// <summary>
         /// The statement's or an admin RPC fault for this call, under its REST name or its Thrift equivalent. rpc_http
-        /// throws (an HTTP error reply); rpc_error is returned for the caller to answer (FAILED, or a 500).
+        /// throws (an HTTP error reply); rpc_slow delays the reply; rpc_error is returned for the caller to answer
+        /// (FAILED, or a 500).
         /// </summary>
         private FaultRule? InjectFault(RestCall call, MockOperation? operation)
         {
@@ -236,6 +237,14 @@ namespace MockDatabricks.Server.Rest
             if (rule?.Kind == FaultKind.RpcHttp)
             {
                 throw new RestErrorException(rule.StatusCode, ErrorCodeOf(rule.StatusCode), rule.Message, "http" + rule.StatusCode);
+            }
+
+            if (rule?.Kind == FaultKind.RpcSlow)
+            {
+                // rpc_slow: answered normally, delay_ms after the call is journaled (the endpoint waits).
+                call.ReplyDelayMs = rule.DelayMs;
+                call.Outcome = "slow";
+                return null;
             }
 
             return rule;

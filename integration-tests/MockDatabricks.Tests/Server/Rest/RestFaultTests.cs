@@ -20,6 +20,7 @@ namespace MockDatabricks.Tests.Server.Rest
         [InlineData("reset files=1 at=0.5", 1, new[] { "reset", "ok" })]
         [InlineData("slow files=0 delay_ms=200", 0, new[] { "slow" })]
         [InlineData("throttle files=2 bps=2000000", 2, new[] { "throttled" })]
+        [InlineData("stall files=1 delay_ms=100", 1, new[] { "stalled" })]
         public async Task DownloadFaults_HitTheLinksFiles_AndAreRetriedToEveryValue(string fault, int file, string[] outcomes)
         {
             string tag = "rest-fault-" + Guid.NewGuid().ToString("N");
@@ -100,6 +101,21 @@ namespace MockDatabricks.Tests.Server.Rest
             Assert.Equal("INTERNAL_ERROR", error.ErrorCode);
             Assert.Equal("cancel refused", error.ServerMessage);
             Assert.Equal("SUCCEEDED", after.State);
+        }
+
+        [Fact]
+        public async Task RpcSlow_AnswersTheCallNormally_AfterJournalingIt()
+        {
+            using RestApiClient client = fixture.NewRestClient();
+            RestStatement executed = await client.ExecuteAsync(RestSteps.Select(s_spec, "faults='rpc_slow method=CloseOperation delay_ms=100'") with { SessionId = await client.CreateSessionAsync() });
+
+            await client.CloseAsync(executed.StatementId);
+            RestStatement after = await client.GetStatementAsync(executed.StatementId);
+
+            Assert.Equal("CLOSED", after.State);
+            List<JournalEntry> journal = await fixture.Admin.JournalAsync(operation: executed.StatementId, kind: "rest");
+            JournalEntry close = Assert.Single(journal, e => e.Method == "CloseStatement");
+            Assert.Equal(("slow", 200), (close.Outcome, close.Status));
         }
 
         [Fact]
