@@ -40,7 +40,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public const string Collected = "adbc.databricks.memory.collected";
         public const string Lz4Decoded = "adbc.databricks.lz4.decoded";
         public const string Lz4Frames = "adbc.databricks.lz4.frames";
-        public const string Lz4Measured = "adbc.databricks.lz4.measured";
+        public const string Lz4DecodedInPlace = "adbc.databricks.lz4.decoded_in_place";
         public const string Lz4Fallbacks = "adbc.databricks.lz4.fallbacks";
         public const string LiveScopes = "adbc.databricks.memory.scopes";
 
@@ -53,11 +53,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public const string Lz4BuffersPool = "lz4_buffers";
         public const string ArrowBatchesPool = "arrow_batches";
 
-        // Values of the reason tag (trimmed: why free bytes went; lz4.fallbacks: why a decode left the fast path).
+        // Values of the reason tag (trimmed: why free bytes went; lz4.fallbacks: why a decode failed).
         public const string IdleReason = "idle";
         public const string Gen2IdleReason = "gen2_idle";
         public const string MemoryPressureReason = "memory_pressure";
-        public const string UnpooledReason = "unpooled";
         public const string ErrorReason = "error";
     }
 }

@@ -94,16 +94,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             DatabricksMemoryMetricNames.Lz4Frames, "{frame}", "LZ4 frames decoded.");
 
         /// <summary>
-        /// Pooled decodes whose output was sized by measuring every block, because the frame headers' bound would have
-        /// allocated more than twice the certain output plus one block maximum and no free pooled array fitted (small
-        /// blocks under a large declared maximum, a false content size, or simply a scope's first files).
+        /// Of the decoded bytes, those the CloudFetch stream decoded straight into the reader's buffer (a record batch
+        /// body) instead of through its scratch block.
         /// </summary>
-        public static readonly Counter<long> Lz4Measured = s_meter.CreateCounter<long>(
-            DatabricksMemoryMetricNames.Lz4Measured, "{decode}", "LZ4 decodes sized by measuring every block.");
+        public static readonly Counter<long> Lz4DecodedInPlaceBytes = s_meter.CreateCounter<long>(
+            DatabricksMemoryMetricNames.Lz4DecodedInPlace, "By", "LZ4 bytes decoded straight into the reader's buffer.");
 
         /// <summary>
-        /// Decodes that could not use the fast path: <c>reason=unpooled</c> (the scope was released, pooling
-        /// is off, or the file is larger than the largest pooled array), <c>reason=error</c> (malformed input).
+        /// Decodes that failed: <c>reason=error</c> (malformed or truncated input).
         /// </summary>
         public static readonly Counter<long> Lz4Fallbacks = s_meter.CreateCounter<long>(
             DatabricksMemoryMetricNames.Lz4Fallbacks, "{event}", "LZ4 decodes that left the fast path.");

@@ -32,9 +32,27 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public Lz4FormatException(string problem, long offset)
             : base($"Invalid LZ4 data at byte {offset}: {problem}")
         {
+            Problem = problem;
             Offset = offset;
         }
 
+        private Lz4FormatException(string problem, long offset, string inputName)
+            : base($"Invalid LZ4 data in {inputName} at byte {offset}: {problem}")
+        {
+            Problem = problem;
+            Offset = offset;
+            InputName = inputName;
+        }
+
         public long Offset { get; }
+
+        /// <summary>What is wrong, without where.</summary>
+        public string Problem { get; }
+
+        /// <summary>Which input (a CloudFetch file: "file 3 of the result"), when the caller said; null otherwise.</summary>
+        public string? InputName { get; }
+
+        /// <summary>The same error, naming the input it was found in.</summary>
+        public Lz4FormatException In(string inputName) => new Lz4FormatException(Problem, Offset, inputName);
     }
 }

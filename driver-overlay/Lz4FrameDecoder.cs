@@ -57,7 +57,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private const int MaxExpansionSlack = 64;
 
         // Linked blocks may reference up to 64 KiB of the output before them.
-        private const int WindowSize = 64 * 1024;
+        internal const int WindowSize = 64 * 1024;
 
         /// <summary>
         /// Decodes all frames in <paramref name="source"/> into <paramref name="destination"/> from its offset 0.
@@ -134,45 +134,22 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             frameCount = 0;
             while (position < source.Length)
             {
-                if (source.Length - position < 4)
+                if (!NextFrame(source, ref position, frameCount, out Lz4FrameHeader header))
                 {
-                    throw new Lz4FormatException(
-                        position == 0
-                            ? $"the input is {source.Length} byte(s), too short for an LZ4 frame (at least 7)"
-                            : $"{source.Length - position} trailing byte(s) after frame {frameCount}, too short for a frame's magic number",
-                        position);
+                    continue; // a skippable frame, skipped
                 }
 
-                uint magic = BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(position));
-                if (magic == FrameMagic)
+                largestBlockMax = Math.Max(largestBlockMax, header.BlockMaxSize);
+                if (destination != null)
                 {
-                    Lz4FrameHeader header = Lz4FrameHeader.Read(source, position);
-                    largestBlockMax = Math.Max(largestBlockMax, header.BlockMaxSize);
-                    if (destination != null)
-                    {
-                        written = DecodeFrame(source, ref position, header, destination, written, ref cleared);
-                    }
-                    else
-                    {
-                        BoundFrame(source, ref position, header, measure, ref upper, ref lower, ref lastBlockSlack);
-                    }
-
-                    frameCount++;
-                }
-                else if ((magic & SkippableMagicMask) == SkippableMagic)
-                {
-                    position = SkipFrame(source, position);
-                }
-                else if (magic == LegacyMagic)
-                {
-                    throw new Lz4FormatException("the legacy LZ4 format (magic 0x184C2102) is not supported", position);
+                    written = DecodeFrame(source, ref position, header, destination, written, ref cleared);
                 }
                 else
                 {
-                    throw new Lz4FormatException(
-                        $"bad magic number 0x{magic:X8} (expected 0x{FrameMagic:X8}) after {frameCount} frame(s)",
-                        position);
+                    BoundFrame(source, ref position, header, measure, ref upper, ref lower, ref lastBlockSlack);
                 }
+
+                frameCount++;
             }
 
             // Only a certain size is refused: the unmeasured upper bound counts every block at its frame's maximum, and
@@ -186,6 +163,45 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             bounds = new Lz4SizeBounds(upper, Math.Min(lower, upper), largestBlockMax, Math.Min(lastBlockSlack, upper));
             return written;
+        }
+
+        /// <summary>
+        /// Reads what starts at <paramref name="position"/> (which must be before the input's end): a frame's header
+        /// (true; <paramref name="position"/> moves to its first block) or a skippable frame (false; skipped). Anything
+        /// else is an error naming how many frames came before (<paramref name="framesBefore"/>).
+        /// </summary>
+        internal static bool NextFrame(ReadOnlySpan<byte> source, ref int position, int framesBefore, out Lz4FrameHeader header)
+        {
+            header = default;
+            if (source.Length - position < 4)
+            {
+                throw new Lz4FormatException(
+                    position == 0
+                        ? $"the input is {source.Length} byte(s), too short for an LZ4 frame (at least 7)"
+                        : $"{source.Length - position} trailing byte(s) after frame {framesBefore}, too short for a frame's magic number",
+                    position);
+            }
+
+            uint magic = BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(position));
+            if (magic == FrameMagic)
+            {
+                header = Lz4FrameHeader.Read(source, position);
+                position += header.Length;
+                return true;
+            }
+
+            if ((magic & SkippableMagicMask) == SkippableMagic)
+            {
+                position = SkipFrame(source, position);
+                return false;
+            }
+
+            if (magic == LegacyMagic)
+            {
+                throw new Lz4FormatException("the legacy LZ4 format (magic 0x184C2102) is not supported", position);
+            }
+
+            throw new Lz4FormatException($"bad magic number 0x{magic:X8} (expected 0x{FrameMagic:X8}) after {framesBefore} frame(s)", position);
         }
 
         private static int SkipFrame(ReadOnlySpan<byte> source, int position)
@@ -210,7 +226,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// Reads the next block's size field at <paramref name="position"/>: false at the EndMark; otherwise the block's
         /// data, checked against the frame's maximum and the input's end. Advances past the size field.
         /// </summary>
-        private static bool NextBlock(ReadOnlySpan<byte> source, ref int position, Lz4FrameHeader header, out int blockStart, out bool stored, out int size)
+        internal static bool NextBlock(ReadOnlySpan<byte> source, ref int position, Lz4FrameHeader header, out int blockStart, out bool stored, out int size)
         {
             if (source.Length - position < 4)
             {
@@ -245,7 +261,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             return true;
         }
 
-        private static void SkipContentChecksum(ReadOnlySpan<byte> source, ref int position, Lz4FrameHeader header)
+        internal static void SkipContentChecksum(ReadOnlySpan<byte> source, ref int position, Lz4FrameHeader header)
         {
             if (header.ContentChecksum)
             {
@@ -267,8 +283,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// </summary>
         private static void BoundFrame(ReadOnlySpan<byte> source, ref int position, Lz4FrameHeader header, Lz4Measure measure, ref long upper, ref long lower, ref long lastBlockSlack)
         {
-            int frameStart = position;
-            position += header.Length;
+            int frameStart = position - header.Length;
             long frameUpper = 0;
             long frameLower = 0;
             while (NextBlock(source, ref position, header, out int blockStart, out bool stored, out int size))
@@ -337,8 +352,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// </summary>
         private static int DecodeFrame(ReadOnlySpan<byte> source, ref int position, Lz4FrameHeader header, byte[] destination, int written, ref int cleared)
         {
-            int frameStart = position;
-            position += header.Length;
+            int frameStart = position - header.Length;
             int frameOutputStart = written;
             long contentLimit = long.MaxValue;
             if (header.ContentSize.HasValue)
@@ -450,24 +464,33 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 return decoded;
             }
 
-            // K4os says only "no". Find out why, for the message (this is the error path, so measuring is free).
+            throw BlockFailure(block, maxOutput, room, destination.Length, blockStart);
+        }
+
+        /// <summary>
+        /// Why K4os refused a block (it says only "no"), for the message; the error path, so measuring is free.
+        /// <paramref name="room"/> is what the destination had from the block's start, <paramref name="destinationLength"/>
+        /// its whole length.
+        /// </summary>
+        internal static Exception BlockFailure(ReadOnlySpan<byte> block, int maxOutput, int room, int destinationLength, int blockStart)
+        {
             long measured = Lz4BlockLength.Measure(block);
             if (measured < 0)
             {
-                throw new Lz4FormatException("the block's sequences are malformed (a length or literal run is cut off by the end of the block)", blockStart + 4);
+                return new Lz4FormatException("the block's sequences are malformed (a length or literal run is cut off by the end of the block)", blockStart + 4);
             }
 
             if (measured > maxOutput)
             {
-                throw new Lz4FormatException("the block decodes to more bytes than the frame allows (its block maximum or declared content size)", blockStart + 4);
+                return new Lz4FormatException("the block decodes to more bytes than the frame allows (its block maximum or declared content size)", blockStart + 4);
             }
 
             if (measured > room)
             {
-                throw new ArgumentException($"The destination holds {destination.Length} bytes; the input needs more. Size it from Lz4FrameDecoder.Bounds.", nameof(destination));
+                return new ArgumentException($"The destination holds {destinationLength} bytes; the input needs more. Size it from Lz4FrameDecoder.Bounds.", "destination");
             }
 
-            throw new Lz4FormatException("a match has offset 0 or reaches back before the start of the data it may reference", blockStart + 4);
+            return new Lz4FormatException("a match has offset 0 or reaches back before the start of the data it may reference", blockStart + 4);
         }
 
         private static void EnsureRoom(byte[] destination, int written, int size)

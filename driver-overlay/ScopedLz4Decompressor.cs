@@ -29,27 +29,21 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// </summary>
     /// <remarks>
     /// <para>
-    /// Every output is sized before decoding (<see cref="Lz4FrameDecoder.Bounds"/>), so nothing is regrown or copied,
-    /// and whatever the headers claim, a decode allocates at most twice what it decodes plus one block maximum
-    /// (or fails with <see cref="Lz4FormatException"/> first). The headers' upper bound counts every compressed block
-    /// at the frame's block maximum: exact for frames as encoders write them (full blocks but the last; Databricks'
-    /// 4 MB frames), far too large for small blocks under a large declared maximum or a false content size. So that
-    /// bound is used only when it costs no new memory (a free pooled array) or is affordable against a certified
-    /// lower bound (half of every compressed block's bytes); otherwise every block is measured from its sequence
-    /// tokens and the output sized exactly.
+    /// A CloudFetch file is decoded as it is read (<see cref="DecodeAsRead"/>): compressed file plus one scratch block
+    /// per reader, never the decoded file. An inline batch is decoded whole into an exact-size array the batch keeps
+    /// (Arrow's memory reader builds record batches over it without copying), sized before decoding from the frame
+    /// headers, or from every block's sequence tokens when the headers do not make it exact.
     /// </para>
     /// <para>
-    /// Memory never escapes to the application: a CloudFetch stream's array goes back to the scope when the Arrow
-    /// stream reader disposes the stream (that reader copies every record batch body into buffers the batch owns),
-    /// and an inline batch is an exact-size array the caller owns, because Arrow's memory reader builds record
-    /// batches that point into the array without copying.
+    /// Memory never escapes to the application: a CloudFetch stream's arrays go back to the scope (Apache.Arrow's stream
+    /// reader copies every record batch body out of the stream into buffers the batch owns), and an inline batch's array
+    /// is the caller's.
     /// </para>
     /// </remarks>
     internal sealed class ScopedLz4Decompressor
     {
         private const int MinimumReadBuffer = 64 * 1024;
 
-        private static readonly KeyValuePair<string, object?> s_unpooled = new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ReasonTag, DatabricksMemoryMetricNames.UnpooledReason);
         private static readonly KeyValuePair<string, object?> s_error = new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ReasonTag, DatabricksMemoryMetricNames.ErrorReason);
 
         private readonly DatabricksMemoryScope _scope;
@@ -62,36 +56,16 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         }
 
         /// <summary>
-        /// Decompresses a whole CloudFetch file (every LZ4 frame in it) into a read-only stream positioned at 0. The
-        /// stream's array belongs to the scope's pool and goes back to it when the stream is disposed.
+        /// Wraps a downloaded CloudFetch file in a stream that decodes it block by block as it is read
+        /// (<see cref="Lz4DecodingStream"/>): files waiting in the prefetch queue stay compressed, and the file being read
+        /// costs its compressed bytes plus one scratch block, never its decoded size. The stream owns
+        /// <paramref name="compressed"/> from now on and gives every array back to the scope (the compressed file as
+        /// soon as its last block is decoded).
         /// </summary>
         /// <param name="compressed">The downloaded file.</param>
-        /// <param name="expectedDecompressedSize">Ignored (the frame headers bound the size); kept for source compatibility.</param>
-        /// <exception cref="Lz4FormatException">The file is not valid LZ4; nothing is returned and nothing leaks.</exception>
-        public MemoryStream DecompressToStream(ReadOnlySpan<byte> compressed, long expectedDecompressedSize = 0)
-        {
-            PooledArray? output = null;
-            try
-            {
-                output = RentOutput(_scope.BufferPool, compressed);
-                int length = Lz4FrameDecoder.Decode(compressed, output.Array, out int frames);
-                Record(length, frames, pooled: output.IsPooled);
-                return new PooledBuffer(output, length).ToStream();
-            }
-            catch
-            {
-                DatabricksMemoryMetrics.Lz4Fallbacks.Add(1, _scopeTag, s_error);
-                output?.Dispose();
-                throw;
-            }
-        }
-
-        /// <summary>
-        /// Wraps a downloaded CloudFetch file in a stream that decodes it on first read (see
-        /// <see cref="DeferredLz4Stream"/>), so files waiting in the prefetch queue stay compressed. The stream owns
-        /// <paramref name="compressed"/> from now on and gives every array back to the scope when disposed.
-        /// </summary>
-        public Stream DecompressOnFirstRead(PooledBuffer compressed) => new DeferredLz4Stream(this, compressed);
+        /// <param name="inputName">Names the file in error messages ("chunk 3"); null: unnamed.</param>
+        public Stream DecodeAsRead(PooledBuffer compressed, string? inputName = null) =>
+            new Lz4DecodingStream(new Lz4StreamingDecoder(compressed, _scope.BufferPool, inputName), RecordDecode);
 
         /// <summary>
         /// Decompresses one inline Arrow batch into an exact-size array that the caller owns, decoding straight into
@@ -111,7 +85,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
                 byte[] exact = bounds.Upper == 0 ? System.Array.Empty<byte>() : new byte[bounds.Upper];
                 int length = Lz4FrameDecoder.Decode(compressed, exact, out int frames);
-                Record(length, frames, pooled: true);
+                Record(length, frames);
                 return length == exact.Length ? exact : exact.AsSpan(0, length).ToArray();
             }
             catch
@@ -199,50 +173,20 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        /// <summary>
-        /// The output array for <paramref name="compressed"/>, sized before decoding so that it never grows. The headers'
-        /// upper bound is taken when a free pooled array of that size exists (it costs no new memory) or when
-        /// allocating it stays within twice the certified lower bound plus one block maximum; otherwise the blocks are
-        /// measured and the size is exact.
-        /// </summary>
-        private PooledArray RentOutput(Lz4BufferPool pool, ReadOnlySpan<byte> compressed)
+        private void RecordDecode(Lz4StreamingDecoder decoder)
         {
-            Lz4SizeBounds bounds = Lz4FrameDecoder.Bounds(compressed, Lz4Measure.None);
-            if (pool.ArrayLengthFor(ToLength(bounds.Upper)) != pool.ArrayLengthFor(ToLength(bounds.Upper - bounds.LastBlockSlack)))
+            Record(decoder.DecodedBytes, decoder.Frames);
+            DatabricksMemoryMetrics.Lz4DecodedInPlaceBytes.Add(decoder.DecodedInPlaceBytes, _scopeTag);
+            if (decoder.Failed)
             {
-                // Frames' last blocks are usually short: measuring them (a few percent of decoding) can pick a smaller
-                // array; when it cannot change the array, skip it.
-                bounds = Lz4FrameDecoder.Bounds(compressed, Lz4Measure.LastBlocks);
+                DatabricksMemoryMetrics.Lz4Fallbacks.Add(1, _scopeTag, s_error);
             }
-
-            int length = ToLength(bounds.Upper);
-            PooledArray? free = pool.TryRentFree(length);
-            if (free != null)
-            {
-                return free;
-            }
-
-            if (!bounds.IsExact && pool.ArrayLengthFor(length) > 2 * bounds.Lower + bounds.LargestBlockMax)
-            {
-                bounds = Lz4FrameDecoder.Bounds(compressed, Lz4Measure.All);
-                length = ToLength(bounds.Upper);
-                DatabricksMemoryMetrics.Lz4Measured.Add(1, _scopeTag);
-            }
-
-            return pool.Rent(length);
         }
 
-        private static int ToLength(long bound) => (int)Math.Max(Math.Min(bound, Lz4FrameDecoder.MaxOutputLength), 1);
-
-        private void Record(int length, int frames, bool pooled)
+        private void Record(long length, int frames)
         {
             DatabricksMemoryMetrics.Lz4DecodedBytes.Add(length, _scopeTag);
             DatabricksMemoryMetrics.Lz4Frames.Add(frames, _scopeTag);
-
-            if (!pooled)
-            {
-                DatabricksMemoryMetrics.Lz4Fallbacks.Add(1, _scopeTag, s_unpooled);
-            }
         }
     }
 }

@@ -261,7 +261,7 @@ namespace DriverOverlay.Tests
 
             var viaArray = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.Decode(frame));
             using DatabricksMemoryLease lease = DatabricksMemoryScope.Create(null);
-            var viaStream = Assert.Throws<Lz4FormatException>(() => lease.Scope.Lz4.DecompressToStream(frame));
+            var viaStream = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, frame));
 
             foreach (Lz4FormatException error in new[] { viaArray, viaStream })
             {
@@ -280,8 +280,8 @@ namespace DriverOverlay.Tests
             byte[] frame = FrameOfOneBlock(block, contentSize: 100);
             using DatabricksMemoryLease lease = DatabricksMemoryScope.Create(null);
 
-            // Sized from the headers (the stream path), the block overruns the 100 bytes the frame allows.
-            var error = Assert.Throws<Lz4FormatException>(() => lease.Scope.Lz4.DecompressToStream(frame));
+            // Decoded as read (the CloudFetch path), the block overruns the 100 bytes the frame allows.
+            var error = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, frame));
             Assert.Contains("decodes to more bytes than the frame allows", error.Message);
             Assert.Equal(15 + 4, error.Offset);
 

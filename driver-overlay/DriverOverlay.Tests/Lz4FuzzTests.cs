@@ -53,9 +53,9 @@ namespace DriverOverlay.Tests
                         int caseSeed = random.Next();
                         Volatile.Write(ref current, caseSeed);
                         byte[] input = Mutate(frame, new Random(caseSeed));
-                        Check(() => lz4.DecompressToStream(input).Dispose(), "DecompressToStream");
                         Check(() => lz4.DecompressToArray(input), "DecompressToArray");
-                        Check(() => Drain(lz4.DecompressOnFirstRead(lz4.ReadContentAsync(new System.Net.Http.ByteArrayContent(input), CancellationToken.None).GetAwaiter().GetResult())), "DecompressOnFirstRead");
+                        Check(() => Drain(lz4.DecodeAsRead(lz4.ReadContentAsync(new System.Net.Http.ByteArrayContent(input), CancellationToken.None).GetAwaiter().GetResult()), 4093), "DecodeAsRead, 4093-byte reads");
+                        Check(() => Drain(lz4.DecodeAsRead(Lz4Decoding.Download(lease.Scope.BufferPool, input)), 8 * MemoryTestData.MiB), "DecodeAsRead, whole reads");
                         Interlocked.Increment(ref cases);
 
                         void Check(Action decode, string entry)
@@ -146,11 +146,11 @@ namespace DriverOverlay.Tests
             return bytes.ToArray();
         }
 
-        private static void Drain(Stream stream)
+        private static void Drain(Stream stream, int readSize)
         {
             using (stream)
             {
-                stream.CopyTo(Stream.Null);
+                Lz4Decoding.ReadAll(stream, readSize);
             }
         }
 

@@ -10,8 +10,11 @@ namespace DriverOverlay.Tests
     /// offset 0 (the LZ4 format calls it invalid), which copies bytes the block has not written yet: decoded into a
     /// reused pooled array, such a block returned bytes of an earlier decode, maybe another connection's. Found by
     /// fuzzing: among mutated blocks, those whose output differed between a zeroed and a 0xEE-filled destination all
-    /// had an offset-0 match. The decoder now clears the output ahead of frames without a content checksum (a content
-    /// checksum refuses such output instead).
+    /// had an offset-0 match. Without a content checksum (which refuses such output) the decoders clear a block's output
+    /// range first: the whole-input decoder ahead of each block, the streaming one in the reader's buffer before decoding
+    /// into it in place and its scratch block once. Each case runs both ways the streaming decoder writes: through its
+    /// scratch block (small reads) and straight into the reader's buffer (reads of a whole block or more), with the
+    /// reader's buffer filled with the same poison as the pool before every read.
     /// </summary>
     public class Lz4StaleBytesTests
     {
@@ -23,8 +26,10 @@ namespace DriverOverlay.Tests
         /// </summary>
         private static readonly byte[] s_offsetZeroBlock = Convert.FromHexString("56616C70686100005067616D6D61");
 
-        [Fact]
-        public void AnOffsetZeroMatchNeverShowsWhatThePooledArrayHeld()
+        [Theory]
+        [InlineData(3)] // through the scratch block
+        [InlineData(4 * MiB)] // straight into the reader's buffer
+        public void AnOffsetZeroMatchNeverShowsWhatThePooledArrayOrTheReadersBufferHeld(int readSize)
         {
             byte[] beforeFill = new byte[64];
             beforeFill.AsSpan().Fill(0xEE);
@@ -36,9 +41,8 @@ namespace DriverOverlay.Tests
             foreach (byte earlier in new byte[] { Secret, 0xEE })
             {
                 using DatabricksMemoryLease lease = CreateScope();
-                PoisonBufferPool(lease.Scope.BufferPool, arraysPerBucket: 2, earlier, maxLength: MiB);
-                using MemoryStream stream = lease.Scope.Lz4.DecompressToStream(frame);
-                byte[] decoded = stream.ToArray();
+                PoisonBufferPool(lease.Scope.BufferPool, arraysPerBucket: 2, earlier, maxLength: 4 * MiB);
+                byte[] decoded = Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, frame, readSize, fill: earlier);
 
                 Assert.Equal(20, decoded.Length);
                 Assert.DoesNotContain(earlier, decoded);
@@ -57,13 +61,15 @@ namespace DriverOverlay.Tests
 
             // The checksum the sender would write for the bytes it meant; whatever the decoder read instead cannot match it.
             byte[] meant = System.Text.Encoding.ASCII.GetBytes("alphaalphaalphagamma");
-            Lz4FormatException error = Assert.Throws<Lz4FormatException>(() => lease.Scope.Lz4.DecompressToStream(FrameOf(s_offsetZeroBlock, contentChecksum: true, meant)));
+            Lz4FormatException error = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, FrameOf(s_offsetZeroBlock, contentChecksum: true, meant)));
             Assert.Contains("content checksum mismatch", error.Message);
             Assert.Equal(0, lease.Scope.BufferPool.InUseBytes);
         }
 
-        [SkippableFact]
-        public void MutatedFramesDecodeToTheSameBytesWhateverThePooledArraysHeld()
+        [SkippableTheory]
+        [InlineData(4093)]
+        [InlineData(4 * MiB)]
+        public void MutatedFramesDecodeToTheSameBytesWhateverThePooledArraysHeld(int readSize)
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             // Many small frames (short blocks, where a zeroed offset most often yields a block K4os still accepts) and a
@@ -84,10 +90,10 @@ namespace DriverOverlay.Tests
                 for (int i = 0; i < 40; i++)
                 {
                     byte[] input = WithZeroedPair(frame, random);
-                    PoisonBufferPool(zeroed.Scope.BufferPool, arraysPerBucket: 1, poison: 0x00, maxLength: MiB);
-                    PoisonBufferPool(dirty.Scope.BufferPool, arraysPerBucket: 1, poison: 0xEE, maxLength: MiB);
-                    byte[]? a = TryDecode(zeroed.Scope, input);
-                    byte[]? b = TryDecode(dirty.Scope, input);
+                    PoisonBufferPool(zeroed.Scope.BufferPool, arraysPerBucket: 1, poison: 0x00, maxLength: 4 * MiB);
+                    PoisonBufferPool(dirty.Scope.BufferPool, arraysPerBucket: 1, poison: 0xEE, maxLength: 4 * MiB);
+                    byte[]? a = TryDecode(zeroed.Scope, input, readSize, 0x00);
+                    byte[]? b = TryDecode(dirty.Scope, input, readSize, 0xEE);
                     if (a != null && b != null)
                     {
                         decodedBoth++;
@@ -117,12 +123,11 @@ namespace DriverOverlay.Tests
             return input;
         }
 
-        private static byte[]? TryDecode(DatabricksMemoryScope scope, byte[] input)
+        private static byte[]? TryDecode(DatabricksMemoryScope scope, byte[] input, int readSize, byte fill)
         {
             try
             {
-                using MemoryStream stream = scope.Lz4.DecompressToStream(input);
-                return stream.ToArray();
+                return Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, input, readSize, fill);
             }
             catch (Lz4FormatException)
             {

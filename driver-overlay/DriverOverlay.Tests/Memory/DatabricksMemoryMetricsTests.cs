@@ -114,39 +114,42 @@ namespace DriverOverlay.Tests.Memory
         }
 
         [Fact]
-        public void DecompressedStreamsAreAccountedAsPooledArrays()
+        public void DecodingStreamsAreAccountedAsPooledArrays()
         {
             using var metrics = new MemoryMetricsRecorder();
             DatabricksMemoryLease owner = CreateScope();
             DatabricksMemoryScope scope = owner.Scope;
             int id = scope.Id;
-            (byte[] small, byte[] smallFrame) = Sample(120 * KiB, WithContentSize); // decoded into the 128 KiB bucket
             (byte[] large, byte[] largeFrame) = Sample(5 * MiB, WithoutContentSize);
 
-            MemoryStream first = scope.Lz4.DecompressToStream(smallFrame);
-            MemoryStream second = scope.Lz4.DecompressToStream(largeFrame);
+            // Queued: the download. Half read: the download and one 4 MiB scratch block. Read to the end: nothing.
+            Stream first = scope.Lz4.DecodeAsRead(Lz4Decoding.Download(scope.BufferPool, largeFrame));
+            long download = BucketOf(largeFrame.Length);
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, InUse, Lz4BuffersPool));
-            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, Allocated, Lz4BuffersPool));
-
-            second.Dispose();
+            Assert.Equal(download, metrics.Sum(id, InUse, Lz4BuffersPool));
+            byte[] half = new byte[large.Length / 2];
+            first.ReadExactly(half);
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(5 * MiB, metrics.Sum(id, Retained, Lz4BuffersPool)); // 5 MiB is a bucket
-
-            // Reuse: the same 8 MiB array comes back; nothing new is allocated.
-            MemoryStream third = scope.Lz4.DecompressToStream(largeFrame);
-            Assert.Equal(large, third.ToArray());
+            Assert.Equal(download + 4 * MiB, metrics.Sum(id, InUse, Lz4BuffersPool));
+            Assert.Equal(large.AsSpan(half.Length).ToArray(), Lz4Decoding.ReadAll(first, 81920));
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, Allocated, Lz4BuffersPool));
+            Assert.Equal(0, metrics.Sum(id, InUse, Lz4BuffersPool));
+            Assert.Equal(download + 4 * MiB, metrics.Sum(id, Retained, Lz4BuffersPool));
+            first.Dispose();
 
-            // Release while two streams are open: retained goes to 0, the open streams stay in use until disposed.
+            // Reuse: the next file takes the same two arrays; nothing new is allocated.
+            Assert.Equal(large, Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, largeFrame));
+            AssertBufferPoolMatches(metrics, scope);
+            Assert.Equal(download + 4 * MiB, metrics.Sum(id, Allocated, Lz4BuffersPool));
+
+            // Release while a stream is half read: retained goes to 0, its arrays stay in use until it is disposed.
+            Stream open = scope.Lz4.DecodeAsRead(Lz4Decoding.Download(scope.BufferPool, largeFrame));
+            open.ReadExactly(half);
             owner.Dispose();
             AssertBufferPoolMatches(metrics, scope);
             Assert.Equal(0, metrics.Sum(id, Retained, Lz4BuffersPool));
-            Assert.Equal(2 * Min + 5 * MiB, metrics.Sum(id, InUse, Lz4BuffersPool));
-            Assert.Equal(small, first.ToArray());
-            first.Dispose();
-            third.Dispose();
+            Assert.Equal(download + 4 * MiB, metrics.Sum(id, InUse, Lz4BuffersPool));
+            open.Dispose();
             AssertBufferPoolMatches(metrics, scope);
             Assert.Equal(0, metrics.Sum(id, InUse, Lz4BuffersPool));
             Assert.Equal(0, metrics.Sum(id, Retained, Lz4BuffersPool));
@@ -165,7 +168,7 @@ namespace DriverOverlay.Tests.Memory
             byte[] threeFrames = Concatenate(aFrame, skippable, bFrame, cFrame);
             long expected = a.Length + b.Length + c.Length;
 
-            scope.Lz4.DecompressToStream(threeFrames).Dispose();
+            Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, threeFrames);
             Assert.Equal(expected, metrics.Sum(scope.Id, Lz4Decoded));
             Assert.Equal(3, metrics.Sum(scope.Id, Lz4Frames));
 
@@ -174,8 +177,8 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(expected + a.Length + b.Length, metrics.Sum(scope.Id, Lz4Decoded));
             Assert.Equal(5, metrics.Sum(scope.Id, Lz4Frames));
 
-            // A failed decode produces nothing countable.
-            Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToStream(Truncated(cFrame)));
+            // A failed inline decode produces nothing countable; a failed stream counts what it decoded before the error.
+            Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(Truncated(cFrame)));
             Assert.Equal(expected + a.Length + b.Length, metrics.Sum(scope.Id, Lz4Decoded));
             Assert.Equal(5, metrics.Sum(scope.Id, Lz4Frames));
 
@@ -183,42 +186,24 @@ namespace DriverOverlay.Tests.Memory
         }
 
         [Fact]
-        public void FallbacksSayWhyTheFastPathWasLeft()
+        public void FailedDecodesAreCountedWithTheirReason()
         {
             using var metrics = new MemoryMetricsRecorder();
             DatabricksMemoryLease owner = CreateScope();
             DatabricksMemoryScope scope = owner.Scope;
             (byte[] data, byte[] frame) = Sample(5 * MiB, WithoutContentSize);
 
-            // The fast path, whatever the hint (it is ignored): the output is sized from the frame headers before decoding.
-            foreach (long hint in new long[] { 0, 1, MiB, data.Length, 10L * data.Length })
-            {
-                scope.Lz4.DecompressToStream(frame, hint).Dispose();
-                Assert.Equal(data, scope.Lz4.DecompressToArray(frame));
-            }
-
+            Assert.Equal(data, Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, frame));
+            Assert.Equal(data, scope.Lz4.DecompressToArray(frame));
             Assert.Equal(0, metrics.Count(scope.Id, Lz4Fallbacks));
 
-            // Corrupt input, through both entry points.
-            Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToStream(Truncated(frame)));
+            // Corrupt input, through both entry points; after release too.
+            Assert.Throws<Lz4FormatException>(() => Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, Truncated(frame)));
             Assert.Throws<Lz4FormatException>(() => scope.Lz4.DecompressToArray(Truncated(frame)));
-            Assert.Equal(2, metrics.Sum(scope.Id, Lz4Fallbacks, reason: ErrorReason));
-
-            // After release the stream path is unpooled (the array path never uses the pool: its array is the result).
             owner.Dispose();
-            scope.Lz4.DecompressToStream(frame, data.Length).Dispose();
-            Assert.Equal(data, scope.Lz4.DecompressToArray(frame));
-            Assert.Equal(1, metrics.Sum(scope.Id, Lz4Fallbacks, reason: UnpooledReason));
-            Assert.Equal(3, metrics.Sum(scope.Id, Lz4Fallbacks));
-
-            var reasons = new HashSet<string?>();
-            foreach ((string? pool, string? reason) in metrics.TagsSeen(scope.Id, Lz4Fallbacks))
-            {
-                Assert.Null(pool);
-                reasons.Add(reason);
-            }
-
-            Assert.Equal(new HashSet<string?> { ErrorReason, UnpooledReason }, reasons);
+            Assert.Throws<Lz4FormatException>(() => Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, Truncated(frame)));
+            Assert.Equal(3, metrics.Sum(scope.Id, Lz4Fallbacks, reason: ErrorReason));
+            Assert.All(metrics.TagsSeen(scope.Id, Lz4Fallbacks), tags => Assert.Equal((null, ErrorReason), tags));
         }
 
         [Fact]
@@ -249,7 +234,7 @@ namespace DriverOverlay.Tests.Memory
             using DatabricksMemoryLease idle = CreateScope();
             (_, byte[] frame) = Sample(100 * KiB, WithoutContentSize);
 
-            busy.Scope.Lz4.DecompressToStream(frame).Dispose();
+            Lz4Decoding.DecodeAsRead(busy.Scope.Lz4, busy.Scope.BufferPool, frame);
             busy.Scope.Lz4.DecompressToArray(frame);
             busy.Scope.BufferPool.Rent(10).Dispose();
 

@@ -104,10 +104,7 @@ namespace DriverOverlay.Tests.Memory
 
             // It works: decoding through it allocates unpooled memory and keeps nothing.
             (byte[] data, byte[] compressed) = Sample(100 * KiB, WithoutContentSize);
-            using (MemoryStream stream = late.Scope.Lz4.DecompressToStream(compressed))
-            {
-                Assert.Equal(data, stream.ToArray());
-            }
+            Assert.Equal(data, Lz4Decoding.DecodeAsRead(late.Scope.Lz4, late.Scope.BufferPool, compressed));
 
             Assert.Equal(data, late.Scope.Lz4.DecompressToArray(compressed));
             Assert.Equal(0, scope.BufferPool.RetainedBytes);
@@ -155,17 +152,19 @@ namespace DriverOverlay.Tests.Memory
         private static (WeakReference StreamArray, WeakReference[] Arrays) FillThePool(DatabricksMemoryScope scope)
         {
             (byte[] data, byte[] compressed) = Sample(5 * MiB, WithContentSize);
-            MemoryStream stream = scope.Lz4.DecompressToStream(compressed, data.Length);
-            var streamArray = new WeakReference(PooledArrayBehind(stream));
-            Assert.Equal(data.Length, stream.Length);
-            stream.Dispose();
+            PooledBuffer download = Lz4Decoding.Download(scope.BufferPool, compressed);
+            var streamArray = new WeakReference(download.Segment.Array);
+            using (Stream stream = scope.Lz4.DecodeAsRead(download))
+            {
+                Assert.Equal(data, Lz4Decoding.ReadAll(stream, 81920));
+            }
 
             PooledArray a = scope.BufferPool.Rent(1);
-            PooledArray b = scope.BufferPool.Rent(MiB);
+            PooledArray b = scope.BufferPool.Rent(64 * KiB);
             var arrays = new[] { new WeakReference(a.Array), new WeakReference(b.Array) };
             a.Dispose();
             b.Dispose();
-            Assert.Equal(5 * MiB + a.Length + b.Length, scope.BufferPool.RetainedBytes); // 5 MiB is a bucket (4 MiB + one quarter step)
+            Assert.Equal(BucketOf(compressed.Length) + 4 * MiB + a.Length + b.Length, scope.BufferPool.RetainedBytes); // the download, the 4 MiB scratch block
             return (streamArray, arrays);
         }
 
@@ -177,14 +176,15 @@ namespace DriverOverlay.Tests.Memory
             DatabricksMemoryLease owner = DatabricksMemoryScope.Create(null);
             DatabricksMemoryScope scope = owner.Scope;
             (byte[] data, byte[] compressed) = Sample(100 * KiB, WithContentSize);
-            MemoryStream open = scope.Lz4.DecompressToStream(compressed);
+            Stream open = scope.Lz4.DecodeAsRead(Lz4Decoding.Download(scope.BufferPool, compressed));
+            byte[] first = new byte[10];
+            open.ReadExactly(first);
 
             owner.Dispose();
             Assert.True(scope.IsReleased);
 
-            byte[] read = new byte[data.Length];
-            open.ReadExactly(read);
-            Assert.Equal(data, read);
+            byte[] read = Lz4Decoding.ReadAll(open, 81920);
+            Assert.Equal(data, first.Concat(read).ToArray());
             open.Dispose();
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);

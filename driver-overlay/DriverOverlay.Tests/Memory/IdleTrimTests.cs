@@ -46,8 +46,8 @@ namespace DriverOverlay.Tests.Memory
             using DatabricksMemoryLease trimming = CreateScope(("adbc.databricks.memory.buffer_pool_idle_trim_seconds", "1"));
             using DatabricksMemoryLease keeping = CreateScope(("adbc.databricks.memory.buffer_pool_idle_trim_seconds", "0"));
             (_, byte[] frame) = Sample(100 * KiB, WithoutContentSize);
-            trimming.Scope.Lz4.DecompressToStream(frame).Dispose();
-            keeping.Scope.Lz4.DecompressToStream(frame).Dispose();
+            Lz4Decoding.DecodeAsRead(trimming.Scope.Lz4, trimming.Scope.BufferPool, frame);
+            Lz4Decoding.DecodeAsRead(keeping.Scope.Lz4, keeping.Scope.BufferPool, frame);
             long kept = keeping.Scope.BufferPool.RetainedBytes;
             Assert.True(kept > 0);
 

@@ -140,16 +140,6 @@ namespace DriverOverlay.Tests.Memory
         }
 
         /// <summary>
-        /// The array behind a decoded stream, for tests that check which pooled array a stream uses. The streams do not
-        /// expose it (GetBuffer throws, by design: no reader may keep a pooled array), so this reads MemoryStream's own
-        /// field.
-        /// </summary>
-        public static byte[] PooledArrayBehind(System.IO.MemoryStream stream) =>
-            (byte[])typeof(System.IO.MemoryStream)
-                .GetField("_buffer", System.Reflection.BindingFlags.Instance | System.Reflection.BindingFlags.NonPublic)!
-                .GetValue(stream)!;
-
-        /// <summary>
         /// Fills every array the pool keeps (each power-of-two bucket up to <paramref name="maxLength"/>, by default all)
         /// with <paramref name="poison"/>, by renting them all and returning them dirty.
         /// </summary>

@@ -62,33 +62,23 @@ namespace DriverOverlay.Tests.Memory
 
         [Theory]
         [MemberData(nameof(Inputs))]
-        public void DecompressToStreamNeverShowsStaleBytes(int size, string kind)
+        public void DecodeAsReadNeverShowsStaleBytes(int size, string kind)
         {
             using var metrics = new MemoryMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BufferPoolMaxArrayMbKey, "8"));
             DatabricksMemoryScope scope = lease.Scope;
             (byte[] data, byte[] compressed) = Input(size, kind);
-            PoisonBufferPool(scope.BufferPool, arraysPerBucket: 1);
+            PoisonBufferPool(scope.BufferPool, arraysPerBucket: 2);
             long allocated = metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated);
 
-            // No hint, a too-small hint and an exact one.
-            foreach (long hint in new long[] { 0, Math.Max(1, size / 8), size })
+            // Through the scratch block (small reads) and straight into the reader's buffer (whole reads).
+            foreach (int readSize in new[] { 4093, 16 * MiB })
             {
-                using MemoryStream stream = scope.Lz4.DecompressToStream(compressed, hint);
-
-                Assert.Equal(data.Length, stream.Length);
-                byte[] read = new byte[data.Length + 1];
-                Assert.Equal(data.Length, stream.ReadAtLeast(read, read.Length, throwOnEndOfStream: false));
-                Assert.True(data.AsSpan().SequenceEqual(read.AsSpan(0, data.Length)), $"stale bytes in the output (hint {hint})");
-                Assert.Equal(data, stream.ToArray());
-
-                // The stream's array is a poisoned one (nothing was allocated); beyond Length it holds only the poison or
-                // zeros (frames without a content checksum are cleared ahead of decoding): Length keeps stale bytes out.
-                byte[] buffer = PooledArrayBehind(stream);
-                Assert.True(buffer.Length > data.Length);
-                Assert.All(buffer.AsSpan(data.Length).ToArray(), value => Assert.True(value == Poison || value == 0, $"byte {value} beyond the output"));
+                byte[] read = Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, compressed, readSize);
+                Assert.True(data.AsSpan().SequenceEqual(read), $"stale bytes in the output ({readSize}-byte reads)");
             }
 
+            // The download and the scratch block were poisoned arrays: nothing was allocated.
             Assert.Equal(allocated, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated));
         }
 
@@ -112,11 +102,7 @@ namespace DriverOverlay.Tests.Memory
                 Assert.Equal(allocated, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated, DatabricksMemoryMetricNames.Lz4BuffersPool));
                 Assert.Equal(Poison, download.Segment.Array![^1]); // stale bytes are there, beyond Length
 
-                using (MemoryStream decompressed = scope.Lz4.DecompressToStream(download.Span))
-                {
-                    Assert.Equal(data.Length, decompressed.Length);
-                    Assert.Equal(data, decompressed.ToArray());
-                }
+                Assert.Equal(data, Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, download.Span));
 
                 Assert.Equal(data, scope.Lz4.DecompressToArray(download.Span));
 

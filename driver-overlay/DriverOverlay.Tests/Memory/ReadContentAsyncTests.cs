@@ -263,15 +263,15 @@ namespace DriverOverlay.Tests.Memory
         [Fact]
         public async Task ReadBodyDecompressesThroughTheScope()
         {
-            // The CloudFetch path end to end: download into a pooled array, decompress into a pooled stream.
+            // The CloudFetch path end to end: download into a pooled array, decode as it is read.
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             (byte[] data, byte[] compressed) = Sample(MiB, WithoutContentSize);
 
-            using (PooledBuffer download = await scope.Lz4.ReadContentAsync(new TestHttpContent(compressed, compressed.Length), CancellationToken.None))
-            using (MemoryStream stream = scope.Lz4.DecompressToStream(download.Span, data.Length))
+            PooledBuffer download = await scope.Lz4.ReadContentAsync(new TestHttpContent(compressed, compressed.Length), CancellationToken.None);
+            using (Stream stream = scope.Lz4.DecodeAsRead(download))
             {
-                Assert.Equal(data, stream.ToArray());
+                Assert.Equal(data, Lz4Decoding.ReadAll(stream, 81920));
             }
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);

@@ -30,7 +30,7 @@ namespace DriverOverlay.Tests.Memory
             int sawOthers = 0;
             for (int round = 0; round < 20; round++)
             {
-                using MemoryStream stream = kind == "uncompressed" ? Uncompressed(scope, data) : scope.Lz4.DecompressToStream(compressed);
+                using Stream stream = kind == "uncompressed" ? Uncompressed(scope, data) : scope.Lz4.DecodeAsRead(Lz4Decoding.Download(scope.BufferPool, compressed));
                 byte[] target = new byte[Length];
                 using var start = new Barrier(2);
                 Task<int> read = Task.Factory.StartNew(
