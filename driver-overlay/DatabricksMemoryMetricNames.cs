@@ -43,6 +43,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public const string Lz4DecodedInPlace = "adbc.databricks.lz4.decoded_in_place";
         public const string Lz4Fallbacks = "adbc.databricks.lz4.fallbacks";
         public const string LiveScopes = "adbc.databricks.memory.scopes";
+        public const string BudgetLimit = "adbc.databricks.memory.budget.limit";
+        public const string BudgetInUse = "adbc.databricks.memory.budget.in_use";
+        public const string BudgetWaiters = "adbc.databricks.memory.budget.waiters";
+        public const string BudgetWaits = "adbc.databricks.memory.budget.waits";
+        public const string BudgetWaitTime = "adbc.databricks.memory.budget.wait_time";
 
         // Tags.
         public const string ScopeTag = "scope";

@@ -106,6 +106,26 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public static readonly Counter<long> Lz4Fallbacks = s_meter.CreateCounter<long>(
             DatabricksMemoryMetricNames.Lz4Fallbacks, "{event}", "LZ4 decodes that left the fast path.");
 
+        /// <summary>The database's budget of bytes in use for results (see <see cref="MemoryBudget"/>); goes to 0 when the scope is released.</summary>
+        public static readonly UpDownCounter<long> BudgetLimit = s_meter.CreateUpDownCounter<long>(
+            DatabricksMemoryMetricNames.BudgetLimit, "By", "The database's budget of bytes in use for results.");
+
+        /// <summary>Bytes of the budget in use: CloudFetch files downloading or waiting (compressed size) and decode working memory.</summary>
+        public static readonly UpDownCounter<long> BudgetInUse = s_meter.CreateUpDownCounter<long>(
+            DatabricksMemoryMetricNames.BudgetInUse, "By", "Bytes of the database's result budget in use.");
+
+        /// <summary>Readers waiting for the budget now.</summary>
+        public static readonly UpDownCounter<long> BudgetWaiters = s_meter.CreateUpDownCounter<long>(
+            DatabricksMemoryMetricNames.BudgetWaiters, "{reader}", "Readers waiting for the database's result budget.");
+
+        /// <summary>Grants that had to wait.</summary>
+        public static readonly Counter<long> BudgetWaits = s_meter.CreateCounter<long>(
+            DatabricksMemoryMetricNames.BudgetWaits, "{wait}", "Budget grants that had to wait.");
+
+        /// <summary>Time readers spent waiting for the budget (granted waits).</summary>
+        public static readonly Counter<double> BudgetWaitTime = s_meter.CreateCounter<double>(
+            DatabricksMemoryMetricNames.BudgetWaitTime, "s", "Time readers waited for the database's result budget.");
+
         /// <summary>Scopes alive (created and not yet released).</summary>
         public static readonly UpDownCounter<long> LiveScopes = s_meter.CreateUpDownCounter<long>(
             DatabricksMemoryMetricNames.LiveScopes, "{scope}", "Memory scopes created and not yet released.");

@@ -31,10 +31,28 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public const string PoolingEnabledKey = "adbc.databricks.memory.pooling_enabled";
 
         /// <summary>
-        /// Free bytes the LZ4 buffer pool may keep for reuse. Default 128 MiB: with the driver's default CloudFetch
-        /// pipeline (3 downloads, 4 queued results) about ten buffers are in flight, and on a 1 GB result a 64 MiB cap
-        /// still re-allocated a third of what was rented (931 of 2,743 MB) while 128 MiB brought that to 392 MB and
-        /// lowered the peak working set (352 to 289 MB). An idle database gives it back after the idle trim period.
+        /// Bytes in use for results that the database allows all its readers together: CloudFetch files downloading and
+        /// waiting (at their compressed size) and decode working memory (<see cref="MemoryBudget"/>); a reader that holds
+        /// nothing still gets its next file. Default <see cref="DefaultBudgetMb"/> MiB, or a quarter of what the process
+        /// may use when that is less (<c>GC.GetGCMemoryInfo().TotalAvailableMemoryBytes</c>: a container's or job
+        /// object's limit; .NET Framework lacks it and takes the default). Upstream's per-reader
+        /// <c>adbc.databricks.cloudfetch.memory_buffer_size_mb</c> keeps its meaning: a reader is held by both.
+        /// </summary>
+        public const string BudgetMbKey = "adbc.databricks.memory.budget_mb";
+
+        /// <summary>
+        /// 96 MiB: about twice what one query holds at the driver's default CloudFetch settings (3 downloads, 4 queued
+        /// results and the file being read: 7 files), so a single query never waits, while many queries on one database
+        /// share twice one query's memory instead of each taking their own.
+        /// </summary>
+        public const int DefaultBudgetMb = 96;
+
+        /// <summary>
+        /// Free bytes the LZ4 buffer pool may keep for reuse. Default: the budget (<see cref="BudgetMbKey"/>). What the
+        /// readers of a database hold in use is bounded by it, so a pool that may keep as much takes every returned
+        /// array back for the next file instead of dropping it and allocating another (four readers on one scope with a
+        /// fixed 128 MiB cap allocated 856-1,120 MiB of arrays where four scopes allocated 560-576 MiB). An idle database
+        /// gives it back after the idle trim period.
         /// </summary>
         public const string BufferPoolMaxRetainedMbKey = "adbc.databricks.memory.buffer_pool_max_retained_mb";
 
@@ -71,9 +89,18 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public const int MiB = 1024 * 1024;
 
+        private long? _bufferPoolMaxRetainedBytes;
+
         public bool PoolingEnabled { get; private set; } = true;
 
-        public long BufferPoolMaxRetainedBytes { get; private set; } = 128L * MiB;
+        public long BudgetBytes { get; private set; } = DefaultBudgetBytes();
+
+        /// <summary>The LZ4 pool's retained cap: as set, or the budget.</summary>
+        public long BufferPoolMaxRetainedBytes
+        {
+            get => _bufferPoolMaxRetainedBytes ?? BudgetBytes;
+            private set => _bufferPoolMaxRetainedBytes = value;
+        }
 
         public int BufferPoolMaxArrayLength { get; private set; } = 32 * MiB;
 
@@ -85,6 +112,20 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public TimeSpan BufferPoolIdleTrimPeriod { get; private set; } = TimeSpan.FromSeconds(60);
 
+        /// <summary><see cref="DefaultBudgetMb"/>, or a quarter of what the process may use when that is less (at least 16 MiB).</summary>
+        internal static long DefaultBudgetBytes()
+        {
+            long budget = DefaultBudgetMb * (long)MiB;
+#if NETCOREAPP3_0_OR_GREATER
+            long available = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
+            if (available > 0)
+            {
+                budget = Math.Min(budget, Math.Max(16L * MiB, available / 4));
+            }
+#endif
+            return budget;
+        }
+
         /// <summary>The defaults.</summary>
         public static DatabricksMemoryOptions Default { get; } = new DatabricksMemoryOptions();
 
@@ -94,6 +135,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private static readonly Option[] s_options =
         {
             new Option(PoolingEnabledKey, (o, k, v) => o.PoolingEnabled = ParseBool(k, v), o => o.PoolingEnabled),
+            new Option(BudgetMbKey, (o, k, v) => o.BudgetBytes = ParseMebibytes(k, v, minimum: 1, maximum: 1024 * 1024) * MiB, o => o.BudgetBytes),
             new Option(BufferPoolMaxRetainedMbKey, (o, k, v) => o.BufferPoolMaxRetainedBytes = ParseMebibytes(k, v, minimum: 0, maximum: 1024 * 1024) * MiB, o => o.BufferPoolMaxRetainedBytes),
             new Option(BufferPoolMaxArrayMbKey, (o, k, v) => o.BufferPoolMaxArrayLength = (int)ParseMebibytes(k, v, minimum: 1, maximum: 1024) * MiB, o => o.BufferPoolMaxArrayLength),
             new Option(ArrowBatchesPooledKey, (o, k, v) => o.ArrowBatchesPooled = ParseBool(k, v), o => o.ArrowBatchesPooled),

@@ -24,7 +24,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 {
     /// <summary>
     /// The pooled memory of one <c>DatabricksDatabase</c>: a bounded <see cref="Lz4BufferPool"/> for every LZ4
-    /// buffer (downloaded files, decompressed files, scratch), plus the <see cref="Lz4"/> entry points that use it.
+    /// buffer (downloaded files, decode scratch), the <see cref="Lz4"/> entry points that use it, the pool of record batch
+    /// bodies, and the <see cref="Budget"/> that bounds what the database's readers hold in use.
     /// </summary>
     /// <remarks>
     /// <para>
@@ -60,6 +61,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 options.PoolingEnabled ? options.BufferPoolMaxRetainedBytes : 0,
                 new PoolMeter(_idTag, DatabricksMemoryMetricNames.Lz4BuffersPool),
                 options.BufferPoolIdleTrimPeriod);
+            Budget = new MemoryBudget(options.BudgetBytes, _idTag);
             Lz4 = new ScopedLz4Decompressor(this);
             ArrowBatchPool = NewArrowBatchPool(options, _idTag);
             BatchAllocator = options.ArrowBatchesPooled
@@ -75,6 +77,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public DatabricksMemoryOptions Options { get; }
 
         public Lz4BufferPool BufferPool { get; }
+
+        /// <summary>
+        /// The database's budget of bytes in use for results, shared by every reader of every connection (each reader's
+        /// CloudFetch files, through an account, and the decode working memory).
+        /// </summary>
+        public MemoryBudget Budget { get; }
 
         /// <summary>The LZ4 decompression entry points the driver calls.</summary>
         public ScopedLz4Decompressor Lz4 { get; }
@@ -155,6 +163,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             {
                 BufferPool.Release();
                 ArrowBatchPool.Release();
+                Budget.Unpublish();
                 DatabricksMemoryMetrics.LiveScopes.Add(-1, new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ScopeTag, _idTag));
             }
             else if (remaining < 0)

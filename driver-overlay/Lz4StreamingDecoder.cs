@@ -54,6 +54,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     {
         private readonly Lz4BufferPool _pool;
         private readonly string? _inputName;
+        private readonly MemoryBudget? _budget;
         private PooledBuffer? _input;
         private int _position;
 
@@ -80,11 +81,16 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         private Exception? _failure;
 
-        public Lz4StreamingDecoder(PooledBuffer compressed, Lz4BufferPool pool, string? inputName = null)
+        /// <param name="compressed">The downloaded file; the decoder owns it from now on.</param>
+        /// <param name="pool">Where the scratch block and the window come from.</param>
+        /// <param name="inputName">Names the file in error messages; null: unnamed.</param>
+        /// <param name="budget">Charged with the scratch block and the window while they are held (decode working memory).</param>
+        public Lz4StreamingDecoder(PooledBuffer compressed, Lz4BufferPool pool, string? inputName = null, MemoryBudget? budget = null)
         {
             _input = compressed ?? throw new ArgumentNullException(nameof(compressed));
             _pool = pool ?? throw new ArgumentNullException(nameof(pool));
             _inputName = inputName;
+            _budget = budget;
             if (compressed.Length == 0)
             {
                 _failure = Named(new Lz4FormatException("the input is empty; an LZ4 frame has at least 7 bytes", 0));
@@ -360,7 +366,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             if (!_frame.IndependentBlocks)
             {
                 int window = Lz4FrameDecoder.WindowSize;
-                _window ??= _pool.Rent(window);
+                _window ??= RentWorkingMemory(window);
                 byte[] kept = _window.Array;
                 if (output.Length >= window)
                 {
@@ -382,8 +388,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             if (_scratch == null || _scratch.Length < length)
             {
-                _scratch?.Dispose();
-                _scratch = _pool.Rent(Math.Max(length, _frame.BlockMaxSize));
+                ReturnWorkingMemory(ref _scratch);
+                _scratch = RentWorkingMemory(Math.Max(length, _frame.BlockMaxSize));
                 _scratchOwned = 0;
             }
 
@@ -407,11 +413,26 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         private void ReleaseWorkingMemory()
         {
-            _scratch?.Dispose();
-            _scratch = null;
-            _window?.Dispose();
-            _window = null;
+            ReturnWorkingMemory(ref _scratch);
+            ReturnWorkingMemory(ref _window);
             _pendingStart = _pendingEnd = 0;
+        }
+
+        private PooledArray RentWorkingMemory(int length)
+        {
+            PooledArray rental = _pool.Rent(length);
+            _budget?.Charge(rental.Length);
+            return rental;
+        }
+
+        private void ReturnWorkingMemory(ref PooledArray? rental)
+        {
+            if (rental != null)
+            {
+                _budget?.Uncharge(rental.Length);
+                rental.Dispose();
+                rental = null;
+            }
         }
 
         private void Release()

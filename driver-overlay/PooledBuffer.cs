@@ -63,7 +63,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         /// <summary>
         /// The read-only stream <see cref="ToStream"/> returns. Every read and the disposal take one lock (uncontended,
-        /// once per read call), as <see cref="DeferredLz4Stream"/> does: a dispose from another thread then waits for a
+        /// once per read call), as <see cref="Lz4DecodingStream"/> does: a dispose from another thread then waits for a
         /// read in progress instead of giving back an array that is still being copied from (the next renter's bytes
         /// could otherwise reach this reader), and every read after it throws <see cref="ObjectDisposedException"/>.
         /// </summary>

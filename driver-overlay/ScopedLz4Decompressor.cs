@@ -65,7 +65,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <param name="compressed">The downloaded file.</param>
         /// <param name="inputName">Names the file in error messages ("chunk 3"); null: unnamed.</param>
         public Stream DecodeAsRead(PooledBuffer compressed, string? inputName = null) =>
-            new Lz4DecodingStream(new Lz4StreamingDecoder(compressed, _scope.BufferPool, inputName), RecordDecode);
+            new Lz4DecodingStream(new Lz4StreamingDecoder(compressed, _scope.BufferPool, inputName, _scope.Budget), RecordDecode);
 
         /// <summary>
         /// Decompresses one inline Arrow batch into an exact-size array that the caller owns, decoding straight into

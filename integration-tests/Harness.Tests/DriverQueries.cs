@@ -11,6 +11,13 @@ namespace Harness.Tests
         public static QueryOutcome Run(AdbcConnection connection, DatasetSpec spec, string? options = null, int sampleEvery = 1) =>
             Bounded.Run(() => RunUnbounded(connection, MockSql.Select(spec, options), spec, sampleEvery), Bounded.Query, "query " + MockSql.Select(spec, options));
 
+        /// <summary>
+        /// Executes <paramref name="sql"/> and checks its rows against <paramref name="expected"/> (a statement that
+        /// returns part of a data set, e.g. with LIMIT: every value is a function of seed, row and column only).
+        /// </summary>
+        public static QueryOutcome RunSql(AdbcConnection connection, string sql, DatasetSpec expected) =>
+            Bounded.Run(() => RunUnbounded(connection, sql, expected, 1), Bounded.Query, "query " + sql);
+
         /// <summary>Opens a database and one connection, runs one query, disposes everything.</summary>
         public static QueryOutcome RunOnce(HarnessFixture fixture, DatasetSpec spec, string? options = null, IReadOnlyDictionary<string, string>? properties = null, int sampleEvery = 1)
         {

@@ -17,6 +17,9 @@ namespace Harness.Tests
 
         public static bool IsPatched => PatchSeries != null;
 
+        /// <summary>The driver's new home (adbc-drivers/databricks, namespace AdbcDrivers.Databricks), not apache/arrow-adbc's copy.</summary>
+        public static bool IsNewHome { get; } = typeof(DatabricksDriver).Namespace == "AdbcDrivers.Databricks";
+
         public static string Description => IsPatched ? $"patched (series {PatchSeries})" : "stock";
     }
 }

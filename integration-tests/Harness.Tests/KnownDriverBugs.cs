@@ -20,6 +20,16 @@ namespace Harness.Tests
             "while that round trip is under way the pipeline keeps starting downloads, after the application's Dispose began " +
             "(the series disposes the reader first)";
 
+        public const string LimitTrimmedBatchUnreadable =
+            "CloudFetchReader.ApplyRowCountLimit (adbc-drivers/databricks, upstream #126) trims a file whose link rowCount is " +
+            "below its rows with RecordBatch.Slice and disposes the batch: a slice owns no memory, so the trimmed batch reads " +
+            "memory Apache.Arrow's native allocator has freed (the series clones the rows)";
+
+        public const string LinkRowCountIgnored =
+            "apache/arrow-adbc's CloudFetch reader (tags 21-24) ignores a link's rowCount: a LIMIT result served as whole " +
+            "files returns every row of its last file (the new home trims it since upstream #126; the series does not " +
+            "backport that)";
+
         public static bool IsReaderDisposeAfterConnectionDispose(Exception error)
         {
             for (Exception? e = error; e != null; e = e.InnerException)

@@ -48,7 +48,7 @@ namespace DriverOverlay.Tests.Memory
                 }
             }
 
-            Assert.Equal(14, defined.Count);
+            Assert.Equal(19, defined.Count);
             Assert.Equal(defined.OrderBy(n => n, StringComparer.Ordinal), published.OrderBy(n => n, StringComparer.Ordinal));
         }
 

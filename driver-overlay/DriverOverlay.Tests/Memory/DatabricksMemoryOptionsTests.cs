@@ -29,7 +29,8 @@ namespace DriverOverlay.Tests.Memory
             })
             {
                 Assert.True(options.PoolingEnabled);
-                Assert.Equal(128L * MiB, options.BufferPoolMaxRetainedBytes);
+                Assert.Equal(96L * MiB, options.BudgetBytes); // this machine can use far more than 4 x 96 MiB
+                Assert.Equal(options.BudgetBytes, options.BufferPoolMaxRetainedBytes);
                 Assert.Equal(32 * MiB, options.BufferPoolMaxArrayLength);
             }
         }
@@ -45,6 +46,17 @@ namespace DriverOverlay.Tests.Memory
             Assert.False(options.PoolingEnabled);
             Assert.Equal(10L * MiB, options.BufferPoolMaxRetainedBytes);
             Assert.Equal(8 * MiB, options.BufferPoolMaxArrayLength);
+        }
+
+        [Fact]
+        public void TheBudgetIsReadAndTheLz4PoolKeepsAsMuchUnlessToldOtherwise()
+        {
+            DatabricksMemoryOptions budgetOnly = ParseOptions(("adbc.databricks.memory.budget_mb", "40"));
+            DatabricksMemoryOptions both = ParseOptions(("adbc.databricks.memory.budget_mb", "40"), (Retained, "10"));
+
+            Assert.Equal((40L * MiB, 40L * MiB), (budgetOnly.BudgetBytes, budgetOnly.BufferPoolMaxRetainedBytes));
+            Assert.Equal((40L * MiB, 10L * MiB), (both.BudgetBytes, both.BufferPoolMaxRetainedBytes));
+            Assert.Contains("from 1 to", Assert.Throws<ArgumentException>(() => ParseOptions(("adbc.databricks.memory.budget_mb", "0"))).Message);
         }
 
         [Fact]

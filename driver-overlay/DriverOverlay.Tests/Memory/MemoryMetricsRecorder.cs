@@ -29,12 +29,31 @@ namespace DriverOverlay.Tests.Memory
                 }
             };
             _listener.SetMeasurementEventCallback<long>(OnMeasurement);
+            _listener.SetMeasurementEventCallback<double>((instrument, measurement, tags, state) => Record(instrument, 0, measurement, tags));
             _listener.Start();
         }
 
         /// <summary>Sum of the instrument's measurements for one scope; null pool or reason means any.</summary>
         public long Sum(int scope, string instrument, string? pool = null, string? reason = null) =>
             Aggregate(scope, instrument, pool, reason, t => t.Sum);
+
+        /// <summary>Sum of a double instrument's measurements for one scope (a time in seconds).</summary>
+        public double SumDouble(int scope, string instrument)
+        {
+            double result = 0;
+            lock (_lock)
+            {
+                foreach (KeyValuePair<Key, Totals> entry in _totals)
+                {
+                    if (entry.Key.Scope == scope && entry.Key.Instrument == instrument)
+                    {
+                        result += entry.Value.DoubleSum;
+                    }
+                }
+            }
+
+            return result;
+        }
 
         /// <summary>Number of measurements (calls to Add) for one scope.</summary>
         public long Count(int scope, string instrument, string? pool = null, string? reason = null) =>
@@ -83,7 +102,10 @@ namespace DriverOverlay.Tests.Memory
             return result;
         }
 
-        private void OnMeasurement(Instrument instrument, long measurement, ReadOnlySpan<KeyValuePair<string, object?>> tags, object? state)
+        private void OnMeasurement(Instrument instrument, long measurement, ReadOnlySpan<KeyValuePair<string, object?>> tags, object? state) =>
+            Record(instrument, measurement, 0, tags);
+
+        private void Record(Instrument instrument, long measurement, double doubleMeasurement, ReadOnlySpan<KeyValuePair<string, object?>> tags)
         {
             int? scope = null;
             string? pool = null;
@@ -114,6 +136,7 @@ namespace DriverOverlay.Tests.Memory
             {
                 _totals.TryGetValue(key, out Totals totals);
                 totals.Sum += measurement;
+                totals.DoubleSum += doubleMeasurement;
                 totals.Count++;
                 if (measurement < 0)
                 {
@@ -129,6 +152,7 @@ namespace DriverOverlay.Tests.Memory
         private struct Totals
         {
             public long Sum;
+            public double DoubleSum;
             public long Count;
             public long Negative;
         }

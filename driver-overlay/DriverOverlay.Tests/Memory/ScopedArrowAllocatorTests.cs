@@ -166,7 +166,7 @@ namespace DriverOverlay.Tests.Memory
             DatabricksMemoryScope scope = owner.Scope;
             ReadOne(s_twoBatches, scope.BatchAllocator).Dispose();
             Assert.Equal(0, scope.ArrowBatchPool.RetainedBytes);
-            Assert.Equal(128L * MiB, scope.BufferPool.MaxRetainedBytes);
+            Assert.Equal(scope.Options.BudgetBytes, scope.BufferPool.MaxRetainedBytes);
         }
     }
 }
