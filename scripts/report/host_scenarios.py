@@ -85,7 +85,9 @@ class Section:
             row = [label]
             for scenario in scenarios:
                 stock, patched = self.med("stock", scenario, path), self.med("patched", scenario, path)
-                r = ratio(patched, stock)
+                # No ratio of a difference that can go below zero (heap after dispose minus before open): -0.05 says nothing.
+                r = ratio(patched, stock) if stock is None or stock > 0 else None
+                r = None if r is not None and r < 0 else r
                 row += [show(stock, unit), show(patched, unit), "" if r is None or unit not in ("MB", "s", "ms", "") else f"{r:.2f}"]
             rows.append(row)
         self.lines += table(header, rows) + [""]

@@ -25,10 +25,10 @@ def full_read(driver, run, allocated_mb, wall, in_use=0, verified=True):
             "wallSeconds": wall, "overlayMetrics": {"inUseBytes": in_use, "retainedBytes": 0} if driver == "patched" else None, "_run": run}
 
 
-def partial_read(driver, run, started_after):
+def partial_read(driver, run, started_after, heap_delta_mb=0):
     return {"driver": driver, "scenario": "rest-partial-read", "workload": "partial-read", "rowsVerified": True, "valueErrors": 0,
             "allocatedBytes": 40 * MB, "gen2Collections": 0, "peakWorkingSetBytes": 200 * MB, "peakWorkingSetAboveBeforeOpenBytes": 90 * MB,
-            "gcHeapBeforeOpenBytes": 10 * MB, "gcHeapAfterDisposeDeltaBytes": 0, "wallSeconds": 3.0,
+            "gcHeapBeforeOpenBytes": 10 * MB, "gcHeapAfterDisposeDeltaBytes": heap_delta_mb * MB, "wallSeconds": 3.0,
             "partial-read": {"downloadsStartedAfterDispose": started_after, "bytesSentAfterDispose": 0, "gcHeapRightAfterDisposeBytes": 11 * MB},
             "overlayMetrics": {"inUseBytes": 0, "retainedBytes": 0} if driver == "patched" else None}
 
@@ -48,7 +48,7 @@ class RestSection(unittest.TestCase):
     def test_medians_of_each_driver_side_by_side_with_the_ratio(self):
         self.write([full_read("stock", 1, 600, 6.0), full_read("stock", 2, 580, 5.0), full_read("stock", 3, 590, 9.0),
                     full_read("patched", 1, 90, 2.0), full_read("patched", 2, 87, 2.5), full_read("patched", 3, 88, 1.0),
-                    partial_read("stock", 1, 3), partial_read("patched", 1, 0)])
+                    partial_read("stock", 1, 3, heap_delta_mb=-5), partial_read("patched", 1, 0, heap_delta_mb=1)])
         lines, failures = rest_protocol.section(self.dir)
         text = "\n".join(lines)
         self.assertEqual([], failures)
@@ -57,6 +57,8 @@ class RestSection(unittest.TestCase):
         self.assertIn("| Wall time | 6.00 s | 2.00 s | 0.33 |", text)
         self.assertIn("| Peak working set | 330.0 MB | 150.0 MB | 0.45 |", text)
         self.assertIn("| Downloads started after the dispose | 3 | 0 |", text)
+        # A difference that went below zero gets no ratio.
+        self.assertIn("| GC heap 2 s later, minus before open | -5.0 MB | 1.0 MB |  |", text)
         self.assertIn("| GC heap right after the dispose (compacting collection), minus before open | 1.0 MB | 1.0 MB |", text)
         self.assertIn("Runs per column (medians shown): stock/rest-cloudfetch-11m: 3, patched/rest-cloudfetch-11m: 3", text)
 
