@@ -25,11 +25,15 @@
 # Uses from scripts/verify: out, log_dir, repo_root, msbuild_args, build_notes, https_mock_url, https_mock_cert, quietly.
 upstream_tests_hang_seconds=120
 
+# upstream_rest_only_classes: left out of the thrift run. StatementExecutionDriverE2ETests opens REST connections
+# itself from the configuration's hostName, which the Thrift configuration gives without the port: there it can only
+# reach port 443 and fail (and it hung in some runs, at 120 s each); it runs in the rest run.
 upstream_test_layout() {
     case "$1" in
         adbc-drivers/databricks)
             upstream_test_project=csharp/test/AdbcDrivers.Databricks.Tests.csproj
-            upstream_e2e_dir=csharp/test/E2E ;;
+            upstream_e2e_dir=csharp/test/E2E
+            upstream_rest_only_classes=(AdbcDrivers.Databricks.Tests.E2E.StatementExecution.StatementExecutionDriverE2ETests) ;;
         # apache/arrow-adbc's tags 21-24 (Apache.Arrow.Adbc.Tests.Drivers.Databricks) are not run: see docs/results/README.md.
         *) return 1 ;;
     esac
@@ -78,14 +82,19 @@ run_upstream_tests() {
     if [ -z "$base_filter" ] && [ "$protocol" = rest ]; then
         # The REST run is for the E2E classes: the unit tests do not depend on the protocol and ran in the thrift run.
         base_filter="$(python3 "$repo_root/scripts/report/upstream_tests.py" e2e-filter "$src/$upstream_e2e_dir")"
+    elif [ -z "$base_filter" ]; then
+        local class
+        for class in "${upstream_rest_only_classes[@]}"; do
+            base_filter="${base_filter:+$base_filter&}FullyQualifiedName!~$class."
+        done
     fi
     filter="$base_filter"
     upstream_test_properties
     # The command of the run's first attempt, for the report (the REST run's E2E filter as the command that prints it).
-    if [ -n "${5:-}" ]; then
-        shown_filter=" --filter '$base_filter'"
-    elif [ -n "$base_filter" ]; then
+    if [ "$protocol" = rest ] && [ -z "${5:-}" ]; then
         shown_filter=" --filter \"\$(scripts/report/upstream_tests.py e2e-filter $src/$upstream_e2e_dir)\""
+    elif [ -n "$base_filter" ]; then
+        shown_filter=" --filter '$base_filter'"
     fi
     echo "$name: (cd $src/$(dirname "$upstream_test_project") && DATABRICKS_TEST_CONFIG_FILE=$out/upstream-tests/test-config-$protocol.json" \
         "ADBC_DATABRICKS_CONFIG_FILE=$out/upstream-tests/driver-config.json DOTNET_ROLL_FORWARD=Major" \
