@@ -121,10 +121,13 @@ class Run:
                 self.results.setdefault(result.name, result)
             self.last_aborted = aborted
             self.last_unfinished = unfinished(attempt) if aborted else None
+            # Recorded with its display name (the case's name in the TRX); a later attempt's outcome for a case of the
+            # same method (the hung method is filtered out as a whole) cannot take its place.
             if self.last_unfinished is not None:
                 self.hung.append(self.last_unfinished)
         for result in self.hung:
-            self.results.setdefault(result.name, result)
+            # The hang is what the run says about that case, whatever an earlier attempt recorded under the same name.
+            self.results[result.name] = result
 
     def next_filter(self, base_filter):
         """The filter of the next attempt, or None when the last one finished (or cannot be continued)."""
