@@ -179,6 +179,12 @@ namespace MemoryProbe
                     },
                     ["retainedBytes"] = overlay.RetainedBytes(),
                     ["all"] = overlay.Snapshot(),
+                    ["budget"] = overlay.BudgetSnapshot(),
+                    ["peakInUseBytesByPool"] = overlay.Scopes.Count == 0 ? null : new Dictionary<string, long>
+                    {
+                        [MetricNames.Lz4BuffersPool] = overlay.Peak(MetricNames.InUse, pool: MetricNames.Lz4BuffersPool),
+                        [MetricNames.ArrowBatchesPool] = overlay.Peak(MetricNames.InUse, pool: MetricNames.ArrowBatchesPool),
+                    },
                 },
                 ["gc"] = new Dictionary<string, object?>
                 {
