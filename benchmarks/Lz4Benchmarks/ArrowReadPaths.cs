@@ -12,9 +12,9 @@ namespace Lz4Benchmarks
     /// read and disposed before the next, as an application that consumes a result batch by batch does.
     /// </summary>
     /// <remarks>
-    /// <c>observe</c> (null when timed) is called with each batch while it lives, and, on the zero-copy
-    /// path, with null once the whole file is decoded (before the compressed buffer goes back): the moments a reader holds the most, where
-    /// <see cref="HeldBytesProbe"/> samples the scope's pools.
+    /// <c>observe</c> (null when timed) is called with each batch while it lives, and, on the zero-copy path, with
+    /// null once the whole file is decoded (before the compressed buffer goes back): the moments a reader holds the
+    /// most, where <see cref="HeldBytesProbe"/> samples the scope's pools.
     /// </remarks>
     internal static class ArrowReadPaths
     {
@@ -39,8 +39,9 @@ namespace Lz4Benchmarks
         /// (g) zero-copy: the whole file decoded into one pooled array (<see cref="OverlayPaths.DecodeWholeFile"/>, the
         /// compressed buffer given back once decoded), and Apache.Arrow's memory reader (<see cref="ArrowStreamReader"/>
         /// over <see cref="ReadOnlyMemory{T}"/>), whose batches point into that array without a copy; the array goes
-        /// back after the last batch is disposed. Holds the compressed and the decoded file while decoding, the decoded
-        /// file while any batch lives. Returns the rows read.
+        /// back after the last batch is disposed (safe only because this loop disposes every batch itself: the memory
+        /// reader's batches own nothing, so they cannot tell anyone when they are gone). Holds the compressed and the
+        /// decoded file while decoding, the decoded file while any batch lives. Returns the rows read.
         /// </summary>
         public static long ZeroCopy(DatabricksMemoryScope scope, PooledBuffer compressed, Action<RecordBatch?>? observe = null)
         {

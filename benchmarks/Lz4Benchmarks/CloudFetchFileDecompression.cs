@@ -25,8 +25,8 @@ namespace Lz4Benchmarks
     /// (c), (c-place), (c-1.4), (f) and (g) start from the compressed file in an array rented from the scope, as a
     /// download leaves it; (a), (b) and the floors get the compressed byte[] as it is. The copy into the rental is the
     /// download's, so it is made outside the measured time: here by <see cref="PrepareDownload"/>, an
-    /// [IterationSetup] for those paths (BenchmarkDotNet then runs them one invocation per iteration), in the
-    /// interleaved mode before the stopwatch starts.
+    /// [IterationSetup] for those paths (with one invocation per iteration, set for every path in
+    /// <see cref="Program"/>), in the interleaved mode before the stopwatch starts.
     /// </remarks>
     [MemoryDiagnoser]
     public class CloudFetchFileDecompression
