@@ -84,7 +84,7 @@ namespace MockDatabricks.Testing
             {
                 await PollUntilFinishedAsync(operation, cancellationToken).ConfigureAwait(false);
                 metadata = await _client.GetResultSetMetadataAsync(operation, cancellationToken).ConfigureAwait(false);
-                first = await _client.FetchResultsAsync(operation, BatchSize, null, MaxBytesPerFetch, cancellationToken).ConfigureAwait(false);
+                first = await _client.FetchResultsAsync(operation, BatchSize, null, MaxBytesPerFetch, cancellationToken: cancellationToken).ConfigureAwait(false);
                 ThrowIfError(first.Status, "FetchResults");
             }
 
@@ -165,7 +165,7 @@ namespace MockDatabricks.Testing
                     return;
                 }
 
-                response = await _client.FetchResultsAsync(outcome.Operation, BatchSize, null, MaxBytesPerFetch, cancellationToken).ConfigureAwait(false);
+                response = await _client.FetchResultsAsync(outcome.Operation, BatchSize, null, MaxBytesPerFetch, cancellationToken: cancellationToken).ConfigureAwait(false);
                 ThrowIfError(response.Status, "FetchResults");
             }
 
@@ -201,7 +201,7 @@ namespace MockDatabricks.Testing
                     return;
                 }
 
-                response = await _client.FetchResultsAsync(outcome.Operation, BatchSize, nextOffset > 0 ? nextOffset : null, MaxBytesPerFetch, cancellationToken).ConfigureAwait(false);
+                response = await _client.FetchResultsAsync(outcome.Operation, BatchSize, nextOffset > 0 ? nextOffset : null, MaxBytesPerFetch, cancellationToken: cancellationToken).ConfigureAwait(false);
                 if (response.Results?.ResultLinks is not { Count: > 0 })
                 {
                     return; // no links ends the stream, whatever hasMoreRows says (as in the driver)
@@ -296,7 +296,7 @@ namespace MockDatabricks.Testing
         private async Task<TSparkArrowResultLink?> RefreshAsync(QueryOutcome outcome, TSparkArrowResultLink link, CancellationToken cancellationToken)
         {
             outcome.Refreshes++;
-            TFetchResultsResp response = await _client.FetchResultsAsync(outcome.Operation, 1, link.StartRowOffset, null, cancellationToken).ConfigureAwait(false);
+            TFetchResultsResp response = await _client.FetchResultsAsync(outcome.Operation, 1, link.StartRowOffset, null, cancellationToken: cancellationToken).ConfigureAwait(false);
             if (response.Status.StatusCode != TStatusCode.Success)
             {
                 return null;

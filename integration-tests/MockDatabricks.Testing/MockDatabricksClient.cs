@@ -145,7 +145,8 @@ namespace MockDatabricks.Testing
         public Task<TGetResultSetMetadataResp> GetResultSetMetadataAsync(TOperationHandle operation, CancellationToken cancellationToken = default) =>
             CallAsync<TGetResultSetMetadataResp>("GetResultSetMetadata", new TGetResultSetMetadataReq { OperationHandle = operation }, cancellationToken);
 
-        public Task<TFetchResultsResp> FetchResultsAsync(TOperationHandle operation, long maxRows, long? startRowOffset = null, long? maxBytes = null, CancellationToken cancellationToken = default)
+        /// <param name="includeResultSetMetadata">Sets TFetchResultsReq.includeResultSetMetadata (null leaves it out, as the ADBC driver does).</param>
+        public Task<TFetchResultsResp> FetchResultsAsync(TOperationHandle operation, long maxRows, long? startRowOffset = null, long? maxBytes = null, bool? includeResultSetMetadata = null, CancellationToken cancellationToken = default)
         {
             var request = new TFetchResultsReq(operation, TFetchOrientation.FetchNext, maxRows);
             if (startRowOffset is long offset)
@@ -156,6 +157,11 @@ namespace MockDatabricks.Testing
             if (maxBytes is long bytes)
             {
                 request.MaxBytes = bytes;
+            }
+
+            if (includeResultSetMetadata is bool include)
+            {
+                request.IncludeResultSetMetadata = include;
             }
 
             return CallAsync<TFetchResultsResp>("FetchResults", request, cancellationToken);
@@ -172,6 +178,13 @@ namespace MockDatabricks.Testing
 
         public Task<TGetInfoResp> GetInfoAsync(TSessionHandle session, int infoType, CancellationToken cancellationToken = default) =>
             CallAsync<TGetInfoResp>("GetInfo", new TGetInfoReq { SessionHandle = session, InfoType = infoType }, cancellationToken);
+
+        /// <summary>A catalog RPC (GetCatalogs, GetSchemas, GetTables, GetTableTypes, GetColumns, GetPrimaryKeys, GetCrossReference) with direct results, as the driver sends it.</summary>
+        public Task<TMetadataResp> MetadataAsync(string method, TBase request, CancellationToken cancellationToken = default) =>
+            CallAsync<TMetadataResp>(method, request, cancellationToken);
+
+        /// <summary>The direct-results request the driver adds to its calls (500,000 rows, 10 MB).</summary>
+        public static TSparkGetDirectResults DriverDirectResults() => new TSparkGetDirectResults(500_000) { MaxBytes = 10 * 1024 * 1024 };
 
         /// <summary>GETs a CloudFetch link (no auth header) and returns the whole body; throws HttpRequestException (with StatusCode) or IOException.</summary>
         public async Task<byte[]> DownloadAsync(string fileLink, CancellationToken cancellationToken = default)

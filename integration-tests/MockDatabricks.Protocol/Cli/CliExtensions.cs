@@ -45,6 +45,32 @@ namespace MockDatabricks.Protocol.Cli
             return column;
         }
 
+        /// <summary>
+        /// The descriptor of a SQL column: its Thrift type id (complex and interval types too: a warehouse describes every
+        /// column with one primitiveEntry), DECIMAL precision and scale and VARCHAR/CHAR length as type qualifiers.
+        /// </summary>
+        public static TColumnDesc Of(Data.SqlField field, int position)
+        {
+            TColumnDesc column = Primitive(field.Name, field.Type.ThriftTypeId, position);
+            if (field.Type.Kind == Data.SqlTypeKind.Decimal)
+            {
+                column.TypeDesc.Types[0].PrimitiveEntry.TypeQualifiers = new TTypeQualifiers(new()
+                {
+                    ["precision"] = new TTypeQualifierValue { I32Value = field.Type.Precision },
+                    ["scale"] = new TTypeQualifierValue { I32Value = field.Type.Scale },
+                });
+            }
+            else if (field.Type.Kind is Data.SqlTypeKind.Varchar or Data.SqlTypeKind.Char)
+            {
+                column.TypeDesc.Types[0].PrimitiveEntry.TypeQualifiers = new TTypeQualifiers(new()
+                {
+                    ["characterMaximumLength"] = new TTypeQualifierValue { I32Value = field.Type.Length },
+                });
+            }
+
+            return column;
+        }
+
         public TTypeId TypeId => TypeDesc.Types[0].PrimitiveEntry.Type;
 
         private static TTypeId TypeIdOf(Apache.Arrow.Types.IArrowType type) => type.TypeId switch

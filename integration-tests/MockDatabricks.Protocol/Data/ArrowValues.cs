@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Linq;
 using Apache.Arrow;
 using Apache.Arrow.Types;
@@ -27,6 +28,73 @@ namespace MockDatabricks.Protocol.Data
                 BooleanArray a => a.GetValue(index),
                 _ => throw new NotSupportedException($"The mock's data sets have no {array.GetType().Name} columns."),
             };
+        }
+
+        /// <summary>
+        /// Reads a value of a SQL result column in the CLR form <see cref="ArrowColumns"/> writes (DECIMAL as
+        /// <see cref="DecimalValue"/>, intervals, lists, maps and structs), from its native Arrow array or, for a column
+        /// served as strings, its string.
+        /// </summary>
+        public static object? Read(IArrowArray array, int index, SqlType type)
+        {
+            if (array.IsNull(index))
+            {
+                return null;
+            }
+
+            switch (array)
+            {
+                case StringArray strings:
+                    return strings.GetString(index);
+                case BooleanArray a:
+                    return a.GetValue(index);
+                case Int8Array a:
+                    return a.GetValue(index);
+                case Int16Array a:
+                    return a.GetValue(index);
+                case Int32Array a:
+                    return a.GetValue(index);
+                case Int64Array a:
+                    return a.GetValue(index);
+                case FloatArray a:
+                    return a.GetValue(index);
+                case DoubleArray a:
+                    return a.GetValue(index);
+                case Decimal128Array a:
+                    return new DecimalValue(ArrowColumns.Unscaled(a, index), ((Decimal128Type)a.Data.DataType).Scale);
+                case BinaryArray a:
+                    return a.GetBytes(index).ToArray();
+                case Date32Array a:
+                    return a.GetDateOnly(index);
+                case TimestampArray a:
+                    DateTimeOffset instant = a.GetTimestamp(index)!.Value;
+                    return type.Kind == SqlTypeKind.TimestampNtz ? DateTime.SpecifyKind(instant.UtcDateTime, DateTimeKind.Unspecified) : instant;
+                case YearMonthIntervalArray a:
+                    return new YearMonthInterval(a.GetValue(index)!.Value.Months);
+                case DurationArray a:
+                    return new DayTimeInterval(a.GetValue(index)!.Value);
+                case MapArray a:
+                    var entries = (StructArray)a.Values;
+                    var pairs = new List<KeyValuePair<object?, object?>>();
+                    for (int i = a.ValueOffsets[index]; i < a.ValueOffsets[index + 1]; i++)
+                    {
+                        pairs.Add(new KeyValuePair<object?, object?>(Read(entries.Fields[0], i, type.Key!), Read(entries.Fields[1], i, type.Element!)));
+                    }
+
+                    return pairs;
+                case ListArray a:
+                    var items = new List<object?>();
+                    for (int i = a.ValueOffsets[index]; i < a.ValueOffsets[index + 1]; i++)
+                    {
+                        items.Add(Read(a.Values, i, type.Element!));
+                    }
+
+                    return items;
+                case StructArray a:
+                    return type.Fields.Select((f, i) => Read(a.Fields[i], index, f.Type)).ToArray();
+                default:
+                    throw new NotSupportedException($"No reader for {array.GetType().Name}.");
+            }
         }
 
         /// <summary>Value equality as the tests need it: a timestamp is the same instant whatever its offset.</summary>

@@ -22,16 +22,16 @@ namespace MockDatabricks.Protocol.Data
         {
             types ??= ResultTypes.Native;
             RowRange file = layout.File(fileIndex);
-            long estimate = file.RowCount * DatasetGenerator.EstimatedRowBytes(generator.Spec.Profile);
+            long estimate = file.RowCount * DatasetGenerator.EstimatedRowBytes(generator.Spec);
             using var output = new MemoryStream((int)Math.Min(System.Array.MaxLength, estimate + (estimate / 4) + 4096));
             var offsets = new List<int> { 0 };
-            using (var writer = new ArrowStreamWriter(output, types.Apply(generator.Schema), leaveOpen: true))
+            using (var writer = new ArrowStreamWriter(output, generator.ServedSchema(types), leaveOpen: true))
             {
                 writer.WriteStart();
                 foreach (RowRange range in layout.Batches(file))
                 {
                     offsets.Add((int)output.Position);
-                    using RecordBatch batch = types.Apply(generator.BuildBatch(range.StartRow, (int)range.RowCount));
+                    using RecordBatch batch = generator.BuildServedBatch(range.StartRow, (int)range.RowCount, types);
                     writer.WriteRecordBatch(batch);
                 }
 
@@ -77,7 +77,7 @@ namespace MockDatabricks.Protocol.Data
         /// <summary>One inline TSparkArrowBatch payload for rows of the data set.</summary>
         public static byte[] BuildInlineBatch(DatasetGenerator generator, RowRange range, ResultTypes? types = null)
         {
-            using RecordBatch batch = (types ?? ResultTypes.Native).Apply(generator.BuildBatch(range.StartRow, (int)range.RowCount));
+            using RecordBatch batch = generator.BuildServedBatch(range.StartRow, (int)range.RowCount, types ?? ResultTypes.Native);
             return RecordBatchMessage(batch);
         }
 

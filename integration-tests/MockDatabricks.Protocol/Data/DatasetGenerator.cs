@@ -47,13 +47,25 @@ namespace MockDatabricks.Protocol.Data
         private const int LinesPerOrder = 4;
 
         private readonly ColumnKind[] _kinds;
+        private readonly TableColumn[]? _table;
         private readonly ulong _seed;
 
         public DatasetGenerator(DatasetSpec spec)
         {
             Spec = spec;
-            (Schema, _kinds) = Define(spec.Profile);
             _seed = (ulong)(uint)spec.Seed * 0x100000001B3UL;
+            if (spec.Table is TableDefinition table)
+            {
+                _table = table.Columns.ToArray();
+                _kinds = System.Array.Empty<ColumnKind>();
+                Fields = table.Fields;
+                Schema = new Schema(Fields.Select(f => new Field(f.Name, ArrowColumns.NativeType(f.Type), f.Nullable, new Dictionary<string, string> { [ArrowColumns.SqlNameKey] = f.Type.Sql })), metadata: null);
+            }
+            else
+            {
+                (Schema, _kinds) = Define(spec.Profile);
+                Fields = Schema.FieldsList.Select(f => new SqlField(f.Name, SqlTypeOf(f.DataType), f.IsNullable)).ToList();
+            }
         }
 
         private enum ColumnKind
@@ -72,7 +84,14 @@ namespace MockDatabricks.Protocol.Data
 
         public DatasetSpec Spec { get; }
 
+        /// <summary>The columns with native Arrow types (what <see cref="BuildBatch"/> returns).</summary>
         public Schema Schema { get; }
+
+        /// <summary>The columns as SQL fields: what the column descriptors describe.</summary>
+        public IReadOnlyList<SqlField> Fields { get; }
+
+        /// <summary>Average uncompressed Arrow bytes per row of a data set (used to cut files of about the target size).</summary>
+        public static long EstimatedRowBytes(DatasetSpec spec) => spec.Table?.EstimatedRowBytes ?? EstimatedRowBytes(spec.Profile);
 
         /// <summary>Average uncompressed Arrow bytes per row (used to cut files of about the target size).</summary>
         public static long EstimatedRowBytes(DatasetProfile profile) => profile switch
@@ -94,6 +113,11 @@ namespace MockDatabricks.Protocol.Data
             if (row < 0 || row >= Spec.Rows)
             {
                 throw new ArgumentOutOfRangeException(nameof(row), $"Row {row} outside 0..{Spec.Rows - 1}.");
+            }
+
+            if (_table != null)
+            {
+                return _table[column].Value(row);
             }
 
             ColumnKind kind = _kinds[column];
@@ -142,6 +166,15 @@ namespace MockDatabricks.Protocol.Data
                 throw new ArgumentOutOfRangeException(nameof(row), $"Row {row} outside 0..{Spec.Rows - 1}.");
             }
 
+            if (_table != null)
+            {
+                object? expected = _table[column].Value(row);
+                object? actual = ArrowValues.Read(array, index, Fields[column].Type);
+                return actual is string text && !Fields[column].Type.IsStringLike
+                    ? text == SqlValues.ToHiveString(expected, Fields[column].Type)
+                    : SqlValueEquality.AreEqual(expected, actual);
+            }
+
             bool expectNull = IsNull(row, column);
             if (expectNull || array.IsNull(index))
             {
@@ -177,9 +210,31 @@ namespace MockDatabricks.Protocol.Data
             }
         }
 
+        /// <summary>The schema as served to a client with these useArrowNativeTypes: strings where a warehouse sends strings.</summary>
+        public Schema ServedSchema(ResultTypes types) =>
+            _table == null ? types.Apply(Schema) : new Schema(Fields.Select(f => ArrowColumns.ServedField(f, types)), metadata: null);
+
+        /// <summary>Rows [start, start+count) as served to a client with these useArrowNativeTypes.</summary>
+        public RecordBatch BuildServedBatch(long start, int count, ResultTypes types)
+        {
+            if (_table == null)
+            {
+                return types.Apply(BuildBatch(start, count));
+            }
+
+            Schema served = ServedSchema(types);
+            IArrowArray[] arrays = _table.Select(c => ArrowColumns.Build(c.Field.Type, Values(c, start, count), types)).ToArray();
+            return new RecordBatch(served, arrays, count);
+        }
+
         /// <summary>Rows [start, start+count) as a record batch built with Apache.Arrow's array builders (the fast path used to build files).</summary>
         public RecordBatch BuildBatch(long start, int count)
         {
+            if (_table != null)
+            {
+                return new RecordBatch(Schema, _table.Select(c => ArrowColumns.BuildNative(c.Field.Type, Values(c, start, count))).ToArray(), count);
+            }
+
             var arrays = new IArrowArray[_kinds.Length];
             for (int column = 0; column < arrays.Length; column++)
             {
@@ -188,6 +243,31 @@ namespace MockDatabricks.Protocol.Data
 
             return new RecordBatch(Schema, arrays, count);
         }
+
+        private static object?[] Values(TableColumn column, long start, int count)
+        {
+            var values = new object?[count];
+            for (int i = 0; i < count; i++)
+            {
+                values[i] = column.Value(start + i);
+            }
+
+            return values;
+        }
+
+        /// <summary>The SQL type of a mock.* column's Arrow type.</summary>
+        private static SqlType SqlTypeOf(IArrowType type) => type switch
+        {
+            Int64Type => SqlType.BigInt,
+            Int32Type => SqlType.Int,
+            DoubleType => SqlType.Double,
+            Decimal128Type d => SqlType.Decimal(d.Precision, d.Scale),
+            StringType => SqlType.String,
+            TimestampType => SqlType.Timestamp,
+            Date32Type => SqlType.Date,
+            BooleanType => SqlType.Boolean,
+            _ => throw new NotSupportedException($"No SQL type for {type.Name} in the mock's profiles."),
+        };
 
         private IArrowArray BuildColumn(int column, long start, int count)
         {

@@ -19,7 +19,7 @@ namespace MockDatabricks.Protocol.Data
         {
             spec.Validate();
             Spec = spec;
-            long estimate = DatasetGenerator.EstimatedRowBytes(spec.Profile);
+            long estimate = DatasetGenerator.EstimatedRowBytes(spec);
             RowsPerFile = spec.RowsPerFile ?? Math.Clamp(spec.TargetFileBytes / estimate, 1, int.MaxValue);
             FileCount = spec.Rows == 0 ? 0 : (int)((spec.Rows + RowsPerFile - 1) / RowsPerFile);
         }

@@ -40,8 +40,14 @@ namespace MockDatabricks.Protocol.Data
         /// <summary>Rows per Arrow record batch inside a file, and per inline TSparkArrowBatch.</summary>
         public int RowsPerBatch { get; init; } = 32768;
 
+        /// <summary>
+        /// The columns of a SQL result or sample table (range(...), literals, metadata, main.tpcds_sf100_delta.store_sales);
+        /// null for the mock.* data sets, whose columns come from <see cref="Profile"/> and <see cref="Seed"/>.
+        /// </summary>
+        public TableDefinition? Table { get; init; }
+
         public string Key => string.Create(CultureInfo.InvariantCulture,
-            $"rows={Rows};seed={Seed};profile={Profile};file_bytes={TargetFileBytes};file_rows={RowsPerFile?.ToString(CultureInfo.InvariantCulture) ?? "auto"};batch_rows={RowsPerBatch}");
+            $"rows={Rows};{(Table == null ? $"seed={Seed};profile={Profile}" : "table=" + Table.Key)};file_bytes={TargetFileBytes};file_rows={RowsPerFile?.ToString(CultureInfo.InvariantCulture) ?? "auto"};batch_rows={RowsPerBatch}");
 
         public void Validate()
         {

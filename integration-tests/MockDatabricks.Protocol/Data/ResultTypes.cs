@@ -10,19 +10,22 @@ namespace MockDatabricks.Protocol.Data
     /// Which of the data set's columns travel as native Arrow types, from the client's TSparkArrowTypes
     /// (useArrowNativeTypes). A warehouse sends a TIMESTAMP as Arrow timestamp only with timestampAsArrow=true and a
     /// DECIMAL as Arrow decimal only with decimalAsArrow=true; otherwise both are Utf8 columns holding
-    /// <see cref="HiveStrings"/> (the column descriptors keep TIMESTAMP_TYPE / DECIMAL_TYPE). The data sets have no
-    /// complex or interval columns, so complexTypesAsArrow and intervalTypesAsArrow change nothing here.
+    /// <see cref="HiveStrings"/> (the column descriptors keep TIMESTAMP_TYPE / DECIMAL_TYPE). ARRAY, MAP and STRUCT columns are
+    /// native Arrow lists, maps and structs only with complexTypesAsArrow=true, INTERVAL columns Arrow intervals and
+    /// durations only with intervalTypesAsArrow=true; otherwise their warehouse strings (<see cref="SqlValues"/>). The
+    /// mock.* data sets have neither, so those two flags matter only for SQL results (<see cref="ArrowColumns"/>).
     /// </summary>
-    public sealed record ResultTypes(bool TimestampAsArrow, bool DecimalAsArrow)
+    public sealed record ResultTypes(bool TimestampAsArrow, bool DecimalAsArrow, bool ComplexTypesAsArrow = false, bool IntervalTypesAsArrow = false)
     {
         /// <summary>What the ADBC driver asks for (timestamps and decimals native).</summary>
         public static readonly ResultTypes Native = new ResultTypes(true, true);
 
         public bool IsNative => TimestampAsArrow && DecimalAsArrow;
 
-        /// <summary>Short form for cache keys and the journal: "native", "ts=string,dec=native", ...</summary>
+        /// <summary>Short form for cache keys and the journal: "native", "ts=string,dec=native", ... plus ",complex" / ",interval" when those are native.</summary>
         public override string ToString() =>
-            IsNative ? "native" : $"ts={(TimestampAsArrow ? "native" : "string")},dec={(DecimalAsArrow ? "native" : "string")}";
+            (IsNative ? "native" : $"ts={(TimestampAsArrow ? "native" : "string")},dec={(DecimalAsArrow ? "native" : "string")}")
+            + (ComplexTypesAsArrow ? ",complex" : string.Empty) + (IntervalTypesAsArrow ? ",interval" : string.Empty);
 
         public Schema Apply(Schema schema) =>
             IsNative ? schema : new Schema(schema.FieldsList.Select(f => AsString(f.DataType) ? new Field(f.Name, StringType.Default, f.IsNullable) : f), schema.Metadata);

@@ -105,15 +105,15 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp232 = new TStruct("TCancelOperationReq");
-        await oprot.WriteStructBeginAsync(tmp232, cancellationToken);
-        var tmp233 = new TField();
+        var tmp256 = new TStruct("TCancelOperationReq");
+        await oprot.WriteStructBeginAsync(tmp256, cancellationToken);
+        var tmp257 = new TField();
         if((OperationHandle != null))
         {
-          tmp233.Name = "operationHandle";
-          tmp233.Type = TType.Struct;
-          tmp233.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp233, cancellationToken);
+          tmp257.Name = "operationHandle";
+          tmp257.Type = TType.Struct;
+          tmp257.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp257, cancellationToken);
           await OperationHandle.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
@@ -146,14 +146,14 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp234 = new StringBuilder("TCancelOperationReq(");
+      var tmp258 = new StringBuilder("TCancelOperationReq(");
       if((OperationHandle != null))
       {
-        tmp234.Append(", OperationHandle: ");
-        OperationHandle.ToString(tmp234);
+        tmp258.Append(", OperationHandle: ");
+        OperationHandle.ToString(tmp258);
       }
-      tmp234.Append(')');
-      return tmp234.ToString();
+      tmp258.Append(')');
+      return tmp258.ToString();
     }
   }
 

@@ -105,15 +105,15 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp236 = new TStruct("TCancelOperationResp");
-        await oprot.WriteStructBeginAsync(tmp236, cancellationToken);
-        var tmp237 = new TField();
+        var tmp260 = new TStruct("TCancelOperationResp");
+        await oprot.WriteStructBeginAsync(tmp260, cancellationToken);
+        var tmp261 = new TField();
         if((Status != null))
         {
-          tmp237.Name = "status";
-          tmp237.Type = TType.Struct;
-          tmp237.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp237, cancellationToken);
+          tmp261.Name = "status";
+          tmp261.Type = TType.Struct;
+          tmp261.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp261, cancellationToken);
           await Status.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
@@ -146,14 +146,14 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp238 = new StringBuilder("TCancelOperationResp(");
+      var tmp262 = new StringBuilder("TCancelOperationResp(");
       if((Status != null))
       {
-        tmp238.Append(", Status: ");
-        Status.ToString(tmp238);
+        tmp262.Append(", Status: ");
+        Status.ToString(tmp262);
       }
-      tmp238.Append(')');
-      return tmp238.ToString();
+      tmp262.Append(')');
+      return tmp262.ToString();
     }
   }
 

@@ -105,15 +105,15 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp240 = new TStruct("TCloseOperationReq");
-        await oprot.WriteStructBeginAsync(tmp240, cancellationToken);
-        var tmp241 = new TField();
+        var tmp264 = new TStruct("TCloseOperationReq");
+        await oprot.WriteStructBeginAsync(tmp264, cancellationToken);
+        var tmp265 = new TField();
         if((OperationHandle != null))
         {
-          tmp241.Name = "operationHandle";
-          tmp241.Type = TType.Struct;
-          tmp241.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp241, cancellationToken);
+          tmp265.Name = "operationHandle";
+          tmp265.Type = TType.Struct;
+          tmp265.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp265, cancellationToken);
           await OperationHandle.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
@@ -146,14 +146,14 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp242 = new StringBuilder("TCloseOperationReq(");
+      var tmp266 = new StringBuilder("TCloseOperationReq(");
       if((OperationHandle != null))
       {
-        tmp242.Append(", OperationHandle: ");
-        OperationHandle.ToString(tmp242);
+        tmp266.Append(", OperationHandle: ");
+        OperationHandle.ToString(tmp266);
       }
-      tmp242.Append(')');
-      return tmp242.ToString();
+      tmp266.Append(')');
+      return tmp266.ToString();
     }
   }
 

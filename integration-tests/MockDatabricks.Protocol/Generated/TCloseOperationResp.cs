@@ -105,15 +105,15 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp244 = new TStruct("TCloseOperationResp");
-        await oprot.WriteStructBeginAsync(tmp244, cancellationToken);
-        var tmp245 = new TField();
+        var tmp268 = new TStruct("TCloseOperationResp");
+        await oprot.WriteStructBeginAsync(tmp268, cancellationToken);
+        var tmp269 = new TField();
         if((Status != null))
         {
-          tmp245.Name = "status";
-          tmp245.Type = TType.Struct;
-          tmp245.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp245, cancellationToken);
+          tmp269.Name = "status";
+          tmp269.Type = TType.Struct;
+          tmp269.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp269, cancellationToken);
           await Status.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
@@ -146,14 +146,14 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp246 = new StringBuilder("TCloseOperationResp(");
+      var tmp270 = new StringBuilder("TCloseOperationResp(");
       if((Status != null))
       {
-        tmp246.Append(", Status: ");
-        Status.ToString(tmp246);
+        tmp270.Append(", Status: ");
+        Status.ToString(tmp270);
       }
-      tmp246.Append(')');
-      return tmp246.ToString();
+      tmp270.Append(')');
+      return tmp270.ToString();
     }
   }
 

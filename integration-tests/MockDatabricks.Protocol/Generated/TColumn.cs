@@ -39,10 +39,13 @@ namespace MockDatabricks.Protocol.Cli
   public partial class TColumn : TBase
   {
     private global::MockDatabricks.Protocol.Cli.TBoolColumn _boolVal;
+    private global::MockDatabricks.Protocol.Cli.TByteColumn _byteVal;
+    private global::MockDatabricks.Protocol.Cli.TI16Column _i16Val;
     private global::MockDatabricks.Protocol.Cli.TI32Column _i32Val;
     private global::MockDatabricks.Protocol.Cli.TI64Column _i64Val;
     private global::MockDatabricks.Protocol.Cli.TDoubleColumn _doubleVal;
     private global::MockDatabricks.Protocol.Cli.TStringColumn _stringVal;
+    private global::MockDatabricks.Protocol.Cli.TBinaryColumn _binaryVal;
 
     public global::MockDatabricks.Protocol.Cli.TBoolColumn BoolVal
     {
@@ -54,6 +57,32 @@ namespace MockDatabricks.Protocol.Cli
       {
         __isset.boolVal = true;
         this._boolVal = value;
+      }
+    }
+
+    public global::MockDatabricks.Protocol.Cli.TByteColumn ByteVal
+    {
+      get
+      {
+        return _byteVal;
+      }
+      set
+      {
+        __isset.byteVal = true;
+        this._byteVal = value;
+      }
+    }
+
+    public global::MockDatabricks.Protocol.Cli.TI16Column I16Val
+    {
+      get
+      {
+        return _i16Val;
+      }
+      set
+      {
+        __isset.i16Val = true;
+        this._i16Val = value;
       }
     }
 
@@ -109,15 +138,31 @@ namespace MockDatabricks.Protocol.Cli
       }
     }
 
+    public global::MockDatabricks.Protocol.Cli.TBinaryColumn BinaryVal
+    {
+      get
+      {
+        return _binaryVal;
+      }
+      set
+      {
+        __isset.binaryVal = true;
+        this._binaryVal = value;
+      }
+    }
+
 
     public Isset __isset;
     public struct Isset
     {
       public bool boolVal;
+      public bool byteVal;
+      public bool i16Val;
       public bool i32Val;
       public bool i64Val;
       public bool doubleVal;
       public bool stringVal;
+      public bool binaryVal;
     }
 
     public TColumn()
@@ -146,6 +191,28 @@ namespace MockDatabricks.Protocol.Cli
               {
                 BoolVal = new global::MockDatabricks.Protocol.Cli.TBoolColumn();
                 await BoolVal.ReadAsync(iprot, cancellationToken);
+              }
+              else
+              {
+                await TProtocolUtil.SkipAsync(iprot, field.Type, cancellationToken);
+              }
+              break;
+            case 2:
+              if (field.Type == TType.Struct)
+              {
+                ByteVal = new global::MockDatabricks.Protocol.Cli.TByteColumn();
+                await ByteVal.ReadAsync(iprot, cancellationToken);
+              }
+              else
+              {
+                await TProtocolUtil.SkipAsync(iprot, field.Type, cancellationToken);
+              }
+              break;
+            case 3:
+              if (field.Type == TType.Struct)
+              {
+                I16Val = new global::MockDatabricks.Protocol.Cli.TI16Column();
+                await I16Val.ReadAsync(iprot, cancellationToken);
               }
               else
               {
@@ -196,6 +263,17 @@ namespace MockDatabricks.Protocol.Cli
                 await TProtocolUtil.SkipAsync(iprot, field.Type, cancellationToken);
               }
               break;
+            case 8:
+              if (field.Type == TType.Struct)
+              {
+                BinaryVal = new global::MockDatabricks.Protocol.Cli.TBinaryColumn();
+                await BinaryVal.ReadAsync(iprot, cancellationToken);
+              }
+              else
+              {
+                await TProtocolUtil.SkipAsync(iprot, field.Type, cancellationToken);
+              }
+              break;
             default: 
               await TProtocolUtil.SkipAsync(iprot, field.Type, cancellationToken);
               break;
@@ -217,52 +295,79 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp183 = new TStruct("TColumn");
-        await oprot.WriteStructBeginAsync(tmp183, cancellationToken);
-        var tmp184 = new TField();
+        var tmp207 = new TStruct("TColumn");
+        await oprot.WriteStructBeginAsync(tmp207, cancellationToken);
+        var tmp208 = new TField();
         if((BoolVal != null) && __isset.boolVal)
         {
-          tmp184.Name = "boolVal";
-          tmp184.Type = TType.Struct;
-          tmp184.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp184, cancellationToken);
+          tmp208.Name = "boolVal";
+          tmp208.Type = TType.Struct;
+          tmp208.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp208, cancellationToken);
           await BoolVal.WriteAsync(oprot, cancellationToken);
+          await oprot.WriteFieldEndAsync(cancellationToken);
+        }
+        if((ByteVal != null) && __isset.byteVal)
+        {
+          tmp208.Name = "byteVal";
+          tmp208.Type = TType.Struct;
+          tmp208.ID = 2;
+          await oprot.WriteFieldBeginAsync(tmp208, cancellationToken);
+          await ByteVal.WriteAsync(oprot, cancellationToken);
+          await oprot.WriteFieldEndAsync(cancellationToken);
+        }
+        if((I16Val != null) && __isset.i16Val)
+        {
+          tmp208.Name = "i16Val";
+          tmp208.Type = TType.Struct;
+          tmp208.ID = 3;
+          await oprot.WriteFieldBeginAsync(tmp208, cancellationToken);
+          await I16Val.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((I32Val != null) && __isset.i32Val)
         {
-          tmp184.Name = "i32Val";
-          tmp184.Type = TType.Struct;
-          tmp184.ID = 4;
-          await oprot.WriteFieldBeginAsync(tmp184, cancellationToken);
+          tmp208.Name = "i32Val";
+          tmp208.Type = TType.Struct;
+          tmp208.ID = 4;
+          await oprot.WriteFieldBeginAsync(tmp208, cancellationToken);
           await I32Val.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((I64Val != null) && __isset.i64Val)
         {
-          tmp184.Name = "i64Val";
-          tmp184.Type = TType.Struct;
-          tmp184.ID = 5;
-          await oprot.WriteFieldBeginAsync(tmp184, cancellationToken);
+          tmp208.Name = "i64Val";
+          tmp208.Type = TType.Struct;
+          tmp208.ID = 5;
+          await oprot.WriteFieldBeginAsync(tmp208, cancellationToken);
           await I64Val.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((DoubleVal != null) && __isset.doubleVal)
         {
-          tmp184.Name = "doubleVal";
-          tmp184.Type = TType.Struct;
-          tmp184.ID = 6;
-          await oprot.WriteFieldBeginAsync(tmp184, cancellationToken);
+          tmp208.Name = "doubleVal";
+          tmp208.Type = TType.Struct;
+          tmp208.ID = 6;
+          await oprot.WriteFieldBeginAsync(tmp208, cancellationToken);
           await DoubleVal.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((StringVal != null) && __isset.stringVal)
         {
-          tmp184.Name = "stringVal";
-          tmp184.Type = TType.Struct;
-          tmp184.ID = 7;
-          await oprot.WriteFieldBeginAsync(tmp184, cancellationToken);
+          tmp208.Name = "stringVal";
+          tmp208.Type = TType.Struct;
+          tmp208.ID = 7;
+          await oprot.WriteFieldBeginAsync(tmp208, cancellationToken);
           await StringVal.WriteAsync(oprot, cancellationToken);
+          await oprot.WriteFieldEndAsync(cancellationToken);
+        }
+        if((BinaryVal != null) && __isset.binaryVal)
+        {
+          tmp208.Name = "binaryVal";
+          tmp208.Type = TType.Struct;
+          tmp208.ID = 8;
+          await oprot.WriteFieldBeginAsync(tmp208, cancellationToken);
+          await BinaryVal.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         await oprot.WriteFieldStopAsync(cancellationToken);
@@ -279,10 +384,13 @@ namespace MockDatabricks.Protocol.Cli
       if (!(that is TColumn other)) return false;
       if (ReferenceEquals(this, other)) return true;
       return ((__isset.boolVal == other.__isset.boolVal) && ((!__isset.boolVal) || (global::System.Object.Equals(BoolVal, other.BoolVal))))
+        && ((__isset.byteVal == other.__isset.byteVal) && ((!__isset.byteVal) || (global::System.Object.Equals(ByteVal, other.ByteVal))))
+        && ((__isset.i16Val == other.__isset.i16Val) && ((!__isset.i16Val) || (global::System.Object.Equals(I16Val, other.I16Val))))
         && ((__isset.i32Val == other.__isset.i32Val) && ((!__isset.i32Val) || (global::System.Object.Equals(I32Val, other.I32Val))))
         && ((__isset.i64Val == other.__isset.i64Val) && ((!__isset.i64Val) || (global::System.Object.Equals(I64Val, other.I64Val))))
         && ((__isset.doubleVal == other.__isset.doubleVal) && ((!__isset.doubleVal) || (global::System.Object.Equals(DoubleVal, other.DoubleVal))))
-        && ((__isset.stringVal == other.__isset.stringVal) && ((!__isset.stringVal) || (global::System.Object.Equals(StringVal, other.StringVal))));
+        && ((__isset.stringVal == other.__isset.stringVal) && ((!__isset.stringVal) || (global::System.Object.Equals(StringVal, other.StringVal))))
+        && ((__isset.binaryVal == other.__isset.binaryVal) && ((!__isset.binaryVal) || (global::System.Object.Equals(BinaryVal, other.BinaryVal))));
     }
 
     public override int GetHashCode() {
@@ -291,6 +399,14 @@ namespace MockDatabricks.Protocol.Cli
         if((BoolVal != null) && __isset.boolVal)
         {
           hashcode = (hashcode * 397) + BoolVal.GetHashCode();
+        }
+        if((ByteVal != null) && __isset.byteVal)
+        {
+          hashcode = (hashcode * 397) + ByteVal.GetHashCode();
+        }
+        if((I16Val != null) && __isset.i16Val)
+        {
+          hashcode = (hashcode * 397) + I16Val.GetHashCode();
         }
         if((I32Val != null) && __isset.i32Val)
         {
@@ -308,46 +424,68 @@ namespace MockDatabricks.Protocol.Cli
         {
           hashcode = (hashcode * 397) + StringVal.GetHashCode();
         }
+        if((BinaryVal != null) && __isset.binaryVal)
+        {
+          hashcode = (hashcode * 397) + BinaryVal.GetHashCode();
+        }
       }
       return hashcode;
     }
 
     public override string ToString()
     {
-      var tmp185 = new StringBuilder("TColumn(");
-      int tmp186 = 0;
+      var tmp209 = new StringBuilder("TColumn(");
+      int tmp210 = 0;
       if((BoolVal != null) && __isset.boolVal)
       {
-        if(0 < tmp186++) { tmp185.Append(", "); }
-        tmp185.Append("BoolVal: ");
-        BoolVal.ToString(tmp185);
+        if(0 < tmp210++) { tmp209.Append(", "); }
+        tmp209.Append("BoolVal: ");
+        BoolVal.ToString(tmp209);
+      }
+      if((ByteVal != null) && __isset.byteVal)
+      {
+        if(0 < tmp210++) { tmp209.Append(", "); }
+        tmp209.Append("ByteVal: ");
+        ByteVal.ToString(tmp209);
+      }
+      if((I16Val != null) && __isset.i16Val)
+      {
+        if(0 < tmp210++) { tmp209.Append(", "); }
+        tmp209.Append("I16Val: ");
+        I16Val.ToString(tmp209);
       }
       if((I32Val != null) && __isset.i32Val)
       {
-        if(0 < tmp186++) { tmp185.Append(", "); }
-        tmp185.Append("I32Val: ");
-        I32Val.ToString(tmp185);
+        if(0 < tmp210++) { tmp209.Append(", "); }
+        tmp209.Append("I32Val: ");
+        I32Val.ToString(tmp209);
       }
       if((I64Val != null) && __isset.i64Val)
       {
-        if(0 < tmp186++) { tmp185.Append(", "); }
-        tmp185.Append("I64Val: ");
-        I64Val.ToString(tmp185);
+        if(0 < tmp210++) { tmp209.Append(", "); }
+        tmp209.Append("I64Val: ");
+        I64Val.ToString(tmp209);
       }
       if((DoubleVal != null) && __isset.doubleVal)
       {
-        if(0 < tmp186++) { tmp185.Append(", "); }
-        tmp185.Append("DoubleVal: ");
-        DoubleVal.ToString(tmp185);
+        if(0 < tmp210++) { tmp209.Append(", "); }
+        tmp209.Append("DoubleVal: ");
+        DoubleVal.ToString(tmp209);
       }
       if((StringVal != null) && __isset.stringVal)
       {
-        if(0 < tmp186++) { tmp185.Append(", "); }
-        tmp185.Append("StringVal: ");
-        StringVal.ToString(tmp185);
+        if(0 < tmp210++) { tmp209.Append(", "); }
+        tmp209.Append("StringVal: ");
+        StringVal.ToString(tmp209);
       }
-      tmp185.Append(')');
-      return tmp185.ToString();
+      if((BinaryVal != null) && __isset.binaryVal)
+      {
+        if(0 < tmp210++) { tmp209.Append(", "); }
+        tmp209.Append("BinaryVal: ");
+        BinaryVal.ToString(tmp209);
+      }
+      tmp209.Append(')');
+      return tmp209.ToString();
     }
   }
 

@@ -76,13 +76,13 @@ namespace MockDatabricks.Protocol.Cli
               if (field.Type == TType.List)
               {
                 {
-                  var _list167 = await iprot.ReadListBeginAsync(cancellationToken);
-                  Values = new List<double>(_list167.Count);
-                  for(int _i168 = 0; _i168 < _list167.Count; ++_i168)
+                  var _list183 = await iprot.ReadListBeginAsync(cancellationToken);
+                  Values = new List<double>(_list183.Count);
+                  for(int _i184 = 0; _i184 < _list183.Count; ++_i184)
                   {
-                    double _elem169;
-                    _elem169 = await iprot.ReadDoubleAsync(cancellationToken);
-                    Values.Add(_elem169);
+                    double _elem185;
+                    _elem185 = await iprot.ReadDoubleAsync(cancellationToken);
+                    Values.Add(_elem185);
                   }
                   await iprot.ReadListEndAsync(cancellationToken);
                 }
@@ -133,29 +133,29 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp170 = new TStruct("TDoubleColumn");
-        await oprot.WriteStructBeginAsync(tmp170, cancellationToken);
-        var tmp171 = new TField();
+        var tmp186 = new TStruct("TDoubleColumn");
+        await oprot.WriteStructBeginAsync(tmp186, cancellationToken);
+        var tmp187 = new TField();
         if((Values != null))
         {
-          tmp171.Name = "values";
-          tmp171.Type = TType.List;
-          tmp171.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp171, cancellationToken);
+          tmp187.Name = "values";
+          tmp187.Type = TType.List;
+          tmp187.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp187, cancellationToken);
           await oprot.WriteListBeginAsync(new TList(TType.Double, Values.Count), cancellationToken);
-          foreach (double _iter172 in Values)
+          foreach (double _iter188 in Values)
           {
-            await oprot.WriteDoubleAsync(_iter172, cancellationToken);
+            await oprot.WriteDoubleAsync(_iter188, cancellationToken);
           }
           await oprot.WriteListEndAsync(cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((Nulls != null))
         {
-          tmp171.Name = "nulls";
-          tmp171.Type = TType.String;
-          tmp171.ID = 2;
-          await oprot.WriteFieldBeginAsync(tmp171, cancellationToken);
+          tmp187.Name = "nulls";
+          tmp187.Type = TType.String;
+          tmp187.ID = 2;
+          await oprot.WriteFieldBeginAsync(tmp187, cancellationToken);
           await oprot.WriteBinaryAsync(Nulls, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
@@ -193,19 +193,19 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp173 = new StringBuilder("TDoubleColumn(");
+      var tmp189 = new StringBuilder("TDoubleColumn(");
       if((Values != null))
       {
-        tmp173.Append(", Values: ");
-        Values.ToString(tmp173);
+        tmp189.Append(", Values: ");
+        Values.ToString(tmp189);
       }
       if((Nulls != null))
       {
-        tmp173.Append(", Nulls: ");
-        Nulls.ToString(tmp173);
+        tmp189.Append(", Nulls: ");
+        Nulls.ToString(tmp189);
       }
-      tmp173.Append(')');
-      return tmp173.ToString();
+      tmp189.Append(')');
+      return tmp189.ToString();
     }
   }
 

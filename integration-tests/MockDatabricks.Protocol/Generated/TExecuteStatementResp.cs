@@ -163,33 +163,33 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp228 = new TStruct("TExecuteStatementResp");
-        await oprot.WriteStructBeginAsync(tmp228, cancellationToken);
-        var tmp229 = new TField();
+        var tmp252 = new TStruct("TExecuteStatementResp");
+        await oprot.WriteStructBeginAsync(tmp252, cancellationToken);
+        var tmp253 = new TField();
         if((Status != null))
         {
-          tmp229.Name = "status";
-          tmp229.Type = TType.Struct;
-          tmp229.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp229, cancellationToken);
+          tmp253.Name = "status";
+          tmp253.Type = TType.Struct;
+          tmp253.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp253, cancellationToken);
           await Status.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((OperationHandle != null) && __isset.operationHandle)
         {
-          tmp229.Name = "operationHandle";
-          tmp229.Type = TType.Struct;
-          tmp229.ID = 2;
-          await oprot.WriteFieldBeginAsync(tmp229, cancellationToken);
+          tmp253.Name = "operationHandle";
+          tmp253.Type = TType.Struct;
+          tmp253.ID = 2;
+          await oprot.WriteFieldBeginAsync(tmp253, cancellationToken);
           await OperationHandle.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((DirectResults != null) && __isset.directResults)
         {
-          tmp229.Name = "directResults";
-          tmp229.Type = TType.Struct;
-          tmp229.ID = 1281;
-          await oprot.WriteFieldBeginAsync(tmp229, cancellationToken);
+          tmp253.Name = "directResults";
+          tmp253.Type = TType.Struct;
+          tmp253.ID = 1281;
+          await oprot.WriteFieldBeginAsync(tmp253, cancellationToken);
           await DirectResults.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
@@ -232,24 +232,24 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp230 = new StringBuilder("TExecuteStatementResp(");
+      var tmp254 = new StringBuilder("TExecuteStatementResp(");
       if((Status != null))
       {
-        tmp230.Append(", Status: ");
-        Status.ToString(tmp230);
+        tmp254.Append(", Status: ");
+        Status.ToString(tmp254);
       }
       if((OperationHandle != null) && __isset.operationHandle)
       {
-        tmp230.Append(", OperationHandle: ");
-        OperationHandle.ToString(tmp230);
+        tmp254.Append(", OperationHandle: ");
+        OperationHandle.ToString(tmp254);
       }
       if((DirectResults != null) && __isset.directResults)
       {
-        tmp230.Append(", DirectResults: ");
-        DirectResults.ToString(tmp230);
+        tmp254.Append(", DirectResults: ");
+        DirectResults.ToString(tmp254);
       }
-      tmp230.Append(')');
-      return tmp230.ToString();
+      tmp254.Append(')');
+      return tmp254.ToString();
     }
   }
 

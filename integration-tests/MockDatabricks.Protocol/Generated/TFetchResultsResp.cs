@@ -40,6 +40,7 @@ namespace MockDatabricks.Protocol.Cli
   {
     private bool _hasMoreRows;
     private global::MockDatabricks.Protocol.Cli.TRowSet _results;
+    private global::MockDatabricks.Protocol.Cli.TGetResultSetMetadataResp _resultSetMetadata;
 
     public global::MockDatabricks.Protocol.Cli.TStatus Status { get; set; }
 
@@ -69,12 +70,26 @@ namespace MockDatabricks.Protocol.Cli
       }
     }
 
+    public global::MockDatabricks.Protocol.Cli.TGetResultSetMetadataResp ResultSetMetadata
+    {
+      get
+      {
+        return _resultSetMetadata;
+      }
+      set
+      {
+        __isset.resultSetMetadata = true;
+        this._resultSetMetadata = value;
+      }
+    }
+
 
     public Isset __isset;
     public struct Isset
     {
       public bool hasMoreRows;
       public bool results;
+      public bool resultSetMetadata;
     }
 
     public TFetchResultsResp()
@@ -137,6 +152,17 @@ namespace MockDatabricks.Protocol.Cli
                 await TProtocolUtil.SkipAsync(iprot, field.Type, cancellationToken);
               }
               break;
+            case 1281:
+              if (field.Type == TType.Struct)
+              {
+                ResultSetMetadata = new global::MockDatabricks.Protocol.Cli.TGetResultSetMetadataResp();
+                await ResultSetMetadata.ReadAsync(iprot, cancellationToken);
+              }
+              else
+              {
+                await TProtocolUtil.SkipAsync(iprot, field.Type, cancellationToken);
+              }
+              break;
             default: 
               await TProtocolUtil.SkipAsync(iprot, field.Type, cancellationToken);
               break;
@@ -162,34 +188,43 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp220 = new TStruct("TFetchResultsResp");
-        await oprot.WriteStructBeginAsync(tmp220, cancellationToken);
-        var tmp221 = new TField();
+        var tmp244 = new TStruct("TFetchResultsResp");
+        await oprot.WriteStructBeginAsync(tmp244, cancellationToken);
+        var tmp245 = new TField();
         if((Status != null))
         {
-          tmp221.Name = "status";
-          tmp221.Type = TType.Struct;
-          tmp221.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp221, cancellationToken);
+          tmp245.Name = "status";
+          tmp245.Type = TType.Struct;
+          tmp245.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp245, cancellationToken);
           await Status.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if(__isset.hasMoreRows)
         {
-          tmp221.Name = "hasMoreRows";
-          tmp221.Type = TType.Bool;
-          tmp221.ID = 2;
-          await oprot.WriteFieldBeginAsync(tmp221, cancellationToken);
+          tmp245.Name = "hasMoreRows";
+          tmp245.Type = TType.Bool;
+          tmp245.ID = 2;
+          await oprot.WriteFieldBeginAsync(tmp245, cancellationToken);
           await oprot.WriteBoolAsync(HasMoreRows, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((Results != null) && __isset.results)
         {
-          tmp221.Name = "results";
-          tmp221.Type = TType.Struct;
-          tmp221.ID = 3;
-          await oprot.WriteFieldBeginAsync(tmp221, cancellationToken);
+          tmp245.Name = "results";
+          tmp245.Type = TType.Struct;
+          tmp245.ID = 3;
+          await oprot.WriteFieldBeginAsync(tmp245, cancellationToken);
           await Results.WriteAsync(oprot, cancellationToken);
+          await oprot.WriteFieldEndAsync(cancellationToken);
+        }
+        if((ResultSetMetadata != null) && __isset.resultSetMetadata)
+        {
+          tmp245.Name = "resultSetMetadata";
+          tmp245.Type = TType.Struct;
+          tmp245.ID = 1281;
+          await oprot.WriteFieldBeginAsync(tmp245, cancellationToken);
+          await ResultSetMetadata.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         await oprot.WriteFieldStopAsync(cancellationToken);
@@ -207,7 +242,8 @@ namespace MockDatabricks.Protocol.Cli
       if (ReferenceEquals(this, other)) return true;
       return global::System.Object.Equals(Status, other.Status)
         && ((__isset.hasMoreRows == other.__isset.hasMoreRows) && ((!__isset.hasMoreRows) || (global::System.Object.Equals(HasMoreRows, other.HasMoreRows))))
-        && ((__isset.results == other.__isset.results) && ((!__isset.results) || (global::System.Object.Equals(Results, other.Results))));
+        && ((__isset.results == other.__isset.results) && ((!__isset.results) || (global::System.Object.Equals(Results, other.Results))))
+        && ((__isset.resultSetMetadata == other.__isset.resultSetMetadata) && ((!__isset.resultSetMetadata) || (global::System.Object.Equals(ResultSetMetadata, other.ResultSetMetadata))));
     }
 
     public override int GetHashCode() {
@@ -225,30 +261,39 @@ namespace MockDatabricks.Protocol.Cli
         {
           hashcode = (hashcode * 397) + Results.GetHashCode();
         }
+        if((ResultSetMetadata != null) && __isset.resultSetMetadata)
+        {
+          hashcode = (hashcode * 397) + ResultSetMetadata.GetHashCode();
+        }
       }
       return hashcode;
     }
 
     public override string ToString()
     {
-      var tmp222 = new StringBuilder("TFetchResultsResp(");
+      var tmp246 = new StringBuilder("TFetchResultsResp(");
       if((Status != null))
       {
-        tmp222.Append(", Status: ");
-        Status.ToString(tmp222);
+        tmp246.Append(", Status: ");
+        Status.ToString(tmp246);
       }
       if(__isset.hasMoreRows)
       {
-        tmp222.Append(", HasMoreRows: ");
-        HasMoreRows.ToString(tmp222);
+        tmp246.Append(", HasMoreRows: ");
+        HasMoreRows.ToString(tmp246);
       }
       if((Results != null) && __isset.results)
       {
-        tmp222.Append(", Results: ");
-        Results.ToString(tmp222);
+        tmp246.Append(", Results: ");
+        Results.ToString(tmp246);
       }
-      tmp222.Append(')');
-      return tmp222.ToString();
+      if((ResultSetMetadata != null) && __isset.resultSetMetadata)
+      {
+        tmp246.Append(", ResultSetMetadata: ");
+        ResultSetMetadata.ToString(tmp246);
+      }
+      tmp246.Append(')');
+      return tmp246.ToString();
     }
   }
 

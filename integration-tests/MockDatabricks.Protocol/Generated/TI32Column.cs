@@ -76,13 +76,13 @@ namespace MockDatabricks.Protocol.Cli
               if (field.Type == TType.List)
               {
                 {
-                  var _list151 = await iprot.ReadListBeginAsync(cancellationToken);
-                  Values = new List<int>(_list151.Count);
-                  for(int _i152 = 0; _i152 < _list151.Count; ++_i152)
+                  var _list167 = await iprot.ReadListBeginAsync(cancellationToken);
+                  Values = new List<int>(_list167.Count);
+                  for(int _i168 = 0; _i168 < _list167.Count; ++_i168)
                   {
-                    int _elem153;
-                    _elem153 = await iprot.ReadI32Async(cancellationToken);
-                    Values.Add(_elem153);
+                    int _elem169;
+                    _elem169 = await iprot.ReadI32Async(cancellationToken);
+                    Values.Add(_elem169);
                   }
                   await iprot.ReadListEndAsync(cancellationToken);
                 }
@@ -133,29 +133,29 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp154 = new TStruct("TI32Column");
-        await oprot.WriteStructBeginAsync(tmp154, cancellationToken);
-        var tmp155 = new TField();
+        var tmp170 = new TStruct("TI32Column");
+        await oprot.WriteStructBeginAsync(tmp170, cancellationToken);
+        var tmp171 = new TField();
         if((Values != null))
         {
-          tmp155.Name = "values";
-          tmp155.Type = TType.List;
-          tmp155.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp155, cancellationToken);
+          tmp171.Name = "values";
+          tmp171.Type = TType.List;
+          tmp171.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp171, cancellationToken);
           await oprot.WriteListBeginAsync(new TList(TType.I32, Values.Count), cancellationToken);
-          foreach (int _iter156 in Values)
+          foreach (int _iter172 in Values)
           {
-            await oprot.WriteI32Async(_iter156, cancellationToken);
+            await oprot.WriteI32Async(_iter172, cancellationToken);
           }
           await oprot.WriteListEndAsync(cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((Nulls != null))
         {
-          tmp155.Name = "nulls";
-          tmp155.Type = TType.String;
-          tmp155.ID = 2;
-          await oprot.WriteFieldBeginAsync(tmp155, cancellationToken);
+          tmp171.Name = "nulls";
+          tmp171.Type = TType.String;
+          tmp171.ID = 2;
+          await oprot.WriteFieldBeginAsync(tmp171, cancellationToken);
           await oprot.WriteBinaryAsync(Nulls, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
@@ -193,19 +193,19 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp157 = new StringBuilder("TI32Column(");
+      var tmp173 = new StringBuilder("TI32Column(");
       if((Values != null))
       {
-        tmp157.Append(", Values: ");
-        Values.ToString(tmp157);
+        tmp173.Append(", Values: ");
+        Values.ToString(tmp173);
       }
       if((Nulls != null))
       {
-        tmp157.Append(", Nulls: ");
-        Nulls.ToString(tmp157);
+        tmp173.Append(", Nulls: ");
+        Nulls.ToString(tmp173);
       }
-      tmp157.Append(')');
-      return tmp157.ToString();
+      tmp173.Append(')');
+      return tmp173.ToString();
     }
   }
 

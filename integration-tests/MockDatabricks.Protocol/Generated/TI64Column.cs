@@ -76,13 +76,13 @@ namespace MockDatabricks.Protocol.Cli
               if (field.Type == TType.List)
               {
                 {
-                  var _list159 = await iprot.ReadListBeginAsync(cancellationToken);
-                  Values = new List<long>(_list159.Count);
-                  for(int _i160 = 0; _i160 < _list159.Count; ++_i160)
+                  var _list175 = await iprot.ReadListBeginAsync(cancellationToken);
+                  Values = new List<long>(_list175.Count);
+                  for(int _i176 = 0; _i176 < _list175.Count; ++_i176)
                   {
-                    long _elem161;
-                    _elem161 = await iprot.ReadI64Async(cancellationToken);
-                    Values.Add(_elem161);
+                    long _elem177;
+                    _elem177 = await iprot.ReadI64Async(cancellationToken);
+                    Values.Add(_elem177);
                   }
                   await iprot.ReadListEndAsync(cancellationToken);
                 }
@@ -133,29 +133,29 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp162 = new TStruct("TI64Column");
-        await oprot.WriteStructBeginAsync(tmp162, cancellationToken);
-        var tmp163 = new TField();
+        var tmp178 = new TStruct("TI64Column");
+        await oprot.WriteStructBeginAsync(tmp178, cancellationToken);
+        var tmp179 = new TField();
         if((Values != null))
         {
-          tmp163.Name = "values";
-          tmp163.Type = TType.List;
-          tmp163.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp163, cancellationToken);
+          tmp179.Name = "values";
+          tmp179.Type = TType.List;
+          tmp179.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp179, cancellationToken);
           await oprot.WriteListBeginAsync(new TList(TType.I64, Values.Count), cancellationToken);
-          foreach (long _iter164 in Values)
+          foreach (long _iter180 in Values)
           {
-            await oprot.WriteI64Async(_iter164, cancellationToken);
+            await oprot.WriteI64Async(_iter180, cancellationToken);
           }
           await oprot.WriteListEndAsync(cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((Nulls != null))
         {
-          tmp163.Name = "nulls";
-          tmp163.Type = TType.String;
-          tmp163.ID = 2;
-          await oprot.WriteFieldBeginAsync(tmp163, cancellationToken);
+          tmp179.Name = "nulls";
+          tmp179.Type = TType.String;
+          tmp179.ID = 2;
+          await oprot.WriteFieldBeginAsync(tmp179, cancellationToken);
           await oprot.WriteBinaryAsync(Nulls, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
@@ -193,19 +193,19 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp165 = new StringBuilder("TI64Column(");
+      var tmp181 = new StringBuilder("TI64Column(");
       if((Values != null))
       {
-        tmp165.Append(", Values: ");
-        Values.ToString(tmp165);
+        tmp181.Append(", Values: ");
+        Values.ToString(tmp181);
       }
       if((Nulls != null))
       {
-        tmp165.Append(", Nulls: ");
-        Nulls.ToString(tmp165);
+        tmp181.Append(", Nulls: ");
+        Nulls.ToString(tmp181);
       }
-      tmp165.Append(')');
-      return tmp165.ToString();
+      tmp181.Append(')');
+      return tmp181.ToString();
     }
   }
 

@@ -139,14 +139,14 @@ namespace MockDatabricks.Protocol.Cli
               if (field.Type == TType.List)
               {
                 {
-                  var _list200 = await iprot.ReadListBeginAsync(cancellationToken);
-                  Rows = new List<global::MockDatabricks.Protocol.Cli.TRow>(_list200.Count);
-                  for(int _i201 = 0; _i201 < _list200.Count; ++_i201)
+                  var _list224 = await iprot.ReadListBeginAsync(cancellationToken);
+                  Rows = new List<global::MockDatabricks.Protocol.Cli.TRow>(_list224.Count);
+                  for(int _i225 = 0; _i225 < _list224.Count; ++_i225)
                   {
-                    global::MockDatabricks.Protocol.Cli.TRow _elem202;
-                    _elem202 = new global::MockDatabricks.Protocol.Cli.TRow();
-                    await _elem202.ReadAsync(iprot, cancellationToken);
-                    Rows.Add(_elem202);
+                    global::MockDatabricks.Protocol.Cli.TRow _elem226;
+                    _elem226 = new global::MockDatabricks.Protocol.Cli.TRow();
+                    await _elem226.ReadAsync(iprot, cancellationToken);
+                    Rows.Add(_elem226);
                   }
                   await iprot.ReadListEndAsync(cancellationToken);
                 }
@@ -161,14 +161,14 @@ namespace MockDatabricks.Protocol.Cli
               if (field.Type == TType.List)
               {
                 {
-                  var _list203 = await iprot.ReadListBeginAsync(cancellationToken);
-                  Columns = new List<global::MockDatabricks.Protocol.Cli.TColumn>(_list203.Count);
-                  for(int _i204 = 0; _i204 < _list203.Count; ++_i204)
+                  var _list227 = await iprot.ReadListBeginAsync(cancellationToken);
+                  Columns = new List<global::MockDatabricks.Protocol.Cli.TColumn>(_list227.Count);
+                  for(int _i228 = 0; _i228 < _list227.Count; ++_i228)
                   {
-                    global::MockDatabricks.Protocol.Cli.TColumn _elem205;
-                    _elem205 = new global::MockDatabricks.Protocol.Cli.TColumn();
-                    await _elem205.ReadAsync(iprot, cancellationToken);
-                    Columns.Add(_elem205);
+                    global::MockDatabricks.Protocol.Cli.TColumn _elem229;
+                    _elem229 = new global::MockDatabricks.Protocol.Cli.TColumn();
+                    await _elem229.ReadAsync(iprot, cancellationToken);
+                    Columns.Add(_elem229);
                   }
                   await iprot.ReadListEndAsync(cancellationToken);
                 }
@@ -182,14 +182,14 @@ namespace MockDatabricks.Protocol.Cli
               if (field.Type == TType.List)
               {
                 {
-                  var _list206 = await iprot.ReadListBeginAsync(cancellationToken);
-                  ArrowBatches = new List<global::MockDatabricks.Protocol.Cli.TSparkArrowBatch>(_list206.Count);
-                  for(int _i207 = 0; _i207 < _list206.Count; ++_i207)
+                  var _list230 = await iprot.ReadListBeginAsync(cancellationToken);
+                  ArrowBatches = new List<global::MockDatabricks.Protocol.Cli.TSparkArrowBatch>(_list230.Count);
+                  for(int _i231 = 0; _i231 < _list230.Count; ++_i231)
                   {
-                    global::MockDatabricks.Protocol.Cli.TSparkArrowBatch _elem208;
-                    _elem208 = new global::MockDatabricks.Protocol.Cli.TSparkArrowBatch();
-                    await _elem208.ReadAsync(iprot, cancellationToken);
-                    ArrowBatches.Add(_elem208);
+                    global::MockDatabricks.Protocol.Cli.TSparkArrowBatch _elem232;
+                    _elem232 = new global::MockDatabricks.Protocol.Cli.TSparkArrowBatch();
+                    await _elem232.ReadAsync(iprot, cancellationToken);
+                    ArrowBatches.Add(_elem232);
                   }
                   await iprot.ReadListEndAsync(cancellationToken);
                 }
@@ -203,14 +203,14 @@ namespace MockDatabricks.Protocol.Cli
               if (field.Type == TType.List)
               {
                 {
-                  var _list209 = await iprot.ReadListBeginAsync(cancellationToken);
-                  ResultLinks = new List<global::MockDatabricks.Protocol.Cli.TSparkArrowResultLink>(_list209.Count);
-                  for(int _i210 = 0; _i210 < _list209.Count; ++_i210)
+                  var _list233 = await iprot.ReadListBeginAsync(cancellationToken);
+                  ResultLinks = new List<global::MockDatabricks.Protocol.Cli.TSparkArrowResultLink>(_list233.Count);
+                  for(int _i234 = 0; _i234 < _list233.Count; ++_i234)
                   {
-                    global::MockDatabricks.Protocol.Cli.TSparkArrowResultLink _elem211;
-                    _elem211 = new global::MockDatabricks.Protocol.Cli.TSparkArrowResultLink();
-                    await _elem211.ReadAsync(iprot, cancellationToken);
-                    ResultLinks.Add(_elem211);
+                    global::MockDatabricks.Protocol.Cli.TSparkArrowResultLink _elem235;
+                    _elem235 = new global::MockDatabricks.Protocol.Cli.TSparkArrowResultLink();
+                    await _elem235.ReadAsync(iprot, cancellationToken);
+                    ResultLinks.Add(_elem235);
                   }
                   await iprot.ReadListEndAsync(cancellationToken);
                 }
@@ -249,67 +249,67 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp212 = new TStruct("TRowSet");
-        await oprot.WriteStructBeginAsync(tmp212, cancellationToken);
-        var tmp213 = new TField();
-        tmp213.Name = "startRowOffset";
-        tmp213.Type = TType.I64;
-        tmp213.ID = 1;
-        await oprot.WriteFieldBeginAsync(tmp213, cancellationToken);
+        var tmp236 = new TStruct("TRowSet");
+        await oprot.WriteStructBeginAsync(tmp236, cancellationToken);
+        var tmp237 = new TField();
+        tmp237.Name = "startRowOffset";
+        tmp237.Type = TType.I64;
+        tmp237.ID = 1;
+        await oprot.WriteFieldBeginAsync(tmp237, cancellationToken);
         await oprot.WriteI64Async(StartRowOffset, cancellationToken);
         await oprot.WriteFieldEndAsync(cancellationToken);
         if((Rows != null))
         {
-          tmp213.Name = "rows";
-          tmp213.Type = TType.List;
-          tmp213.ID = 2;
-          await oprot.WriteFieldBeginAsync(tmp213, cancellationToken);
+          tmp237.Name = "rows";
+          tmp237.Type = TType.List;
+          tmp237.ID = 2;
+          await oprot.WriteFieldBeginAsync(tmp237, cancellationToken);
           await oprot.WriteListBeginAsync(new TList(TType.Struct, Rows.Count), cancellationToken);
-          foreach (global::MockDatabricks.Protocol.Cli.TRow _iter214 in Rows)
+          foreach (global::MockDatabricks.Protocol.Cli.TRow _iter238 in Rows)
           {
-            await _iter214.WriteAsync(oprot, cancellationToken);
+            await _iter238.WriteAsync(oprot, cancellationToken);
           }
           await oprot.WriteListEndAsync(cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((Columns != null) && __isset.columns)
         {
-          tmp213.Name = "columns";
-          tmp213.Type = TType.List;
-          tmp213.ID = 3;
-          await oprot.WriteFieldBeginAsync(tmp213, cancellationToken);
+          tmp237.Name = "columns";
+          tmp237.Type = TType.List;
+          tmp237.ID = 3;
+          await oprot.WriteFieldBeginAsync(tmp237, cancellationToken);
           await oprot.WriteListBeginAsync(new TList(TType.Struct, Columns.Count), cancellationToken);
-          foreach (global::MockDatabricks.Protocol.Cli.TColumn _iter215 in Columns)
+          foreach (global::MockDatabricks.Protocol.Cli.TColumn _iter239 in Columns)
           {
-            await _iter215.WriteAsync(oprot, cancellationToken);
+            await _iter239.WriteAsync(oprot, cancellationToken);
           }
           await oprot.WriteListEndAsync(cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((ArrowBatches != null) && __isset.arrowBatches)
         {
-          tmp213.Name = "arrowBatches";
-          tmp213.Type = TType.List;
-          tmp213.ID = 1281;
-          await oprot.WriteFieldBeginAsync(tmp213, cancellationToken);
+          tmp237.Name = "arrowBatches";
+          tmp237.Type = TType.List;
+          tmp237.ID = 1281;
+          await oprot.WriteFieldBeginAsync(tmp237, cancellationToken);
           await oprot.WriteListBeginAsync(new TList(TType.Struct, ArrowBatches.Count), cancellationToken);
-          foreach (global::MockDatabricks.Protocol.Cli.TSparkArrowBatch _iter216 in ArrowBatches)
+          foreach (global::MockDatabricks.Protocol.Cli.TSparkArrowBatch _iter240 in ArrowBatches)
           {
-            await _iter216.WriteAsync(oprot, cancellationToken);
+            await _iter240.WriteAsync(oprot, cancellationToken);
           }
           await oprot.WriteListEndAsync(cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((ResultLinks != null) && __isset.resultLinks)
         {
-          tmp213.Name = "resultLinks";
-          tmp213.Type = TType.List;
-          tmp213.ID = 1282;
-          await oprot.WriteFieldBeginAsync(tmp213, cancellationToken);
+          tmp237.Name = "resultLinks";
+          tmp237.Type = TType.List;
+          tmp237.ID = 1282;
+          await oprot.WriteFieldBeginAsync(tmp237, cancellationToken);
           await oprot.WriteListBeginAsync(new TList(TType.Struct, ResultLinks.Count), cancellationToken);
-          foreach (global::MockDatabricks.Protocol.Cli.TSparkArrowResultLink _iter217 in ResultLinks)
+          foreach (global::MockDatabricks.Protocol.Cli.TSparkArrowResultLink _iter241 in ResultLinks)
           {
-            await _iter217.WriteAsync(oprot, cancellationToken);
+            await _iter241.WriteAsync(oprot, cancellationToken);
           }
           await oprot.WriteListEndAsync(cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
@@ -360,31 +360,31 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp218 = new StringBuilder("TRowSet(");
-      tmp218.Append(", StartRowOffset: ");
-      StartRowOffset.ToString(tmp218);
+      var tmp242 = new StringBuilder("TRowSet(");
+      tmp242.Append(", StartRowOffset: ");
+      StartRowOffset.ToString(tmp242);
       if((Rows != null))
       {
-        tmp218.Append(", Rows: ");
-        Rows.ToString(tmp218);
+        tmp242.Append(", Rows: ");
+        Rows.ToString(tmp242);
       }
       if((Columns != null) && __isset.columns)
       {
-        tmp218.Append(", Columns: ");
-        Columns.ToString(tmp218);
+        tmp242.Append(", Columns: ");
+        Columns.ToString(tmp242);
       }
       if((ArrowBatches != null) && __isset.arrowBatches)
       {
-        tmp218.Append(", ArrowBatches: ");
-        ArrowBatches.ToString(tmp218);
+        tmp242.Append(", ArrowBatches: ");
+        ArrowBatches.ToString(tmp242);
       }
       if((ResultLinks != null) && __isset.resultLinks)
       {
-        tmp218.Append(", ResultLinks: ");
-        ResultLinks.ToString(tmp218);
+        tmp242.Append(", ResultLinks: ");
+        ResultLinks.ToString(tmp242);
       }
-      tmp218.Append(')');
-      return tmp218.ToString();
+      tmp242.Append(')');
+      return tmp242.ToString();
     }
   }
 

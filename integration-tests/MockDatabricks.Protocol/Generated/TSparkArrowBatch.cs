@@ -123,22 +123,22 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp187 = new TStruct("TSparkArrowBatch");
-        await oprot.WriteStructBeginAsync(tmp187, cancellationToken);
-        var tmp188 = new TField();
+        var tmp211 = new TStruct("TSparkArrowBatch");
+        await oprot.WriteStructBeginAsync(tmp211, cancellationToken);
+        var tmp212 = new TField();
         if((Batch != null))
         {
-          tmp188.Name = "batch";
-          tmp188.Type = TType.String;
-          tmp188.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp188, cancellationToken);
+          tmp212.Name = "batch";
+          tmp212.Type = TType.String;
+          tmp212.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp212, cancellationToken);
           await oprot.WriteBinaryAsync(Batch, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
-        tmp188.Name = "rowCount";
-        tmp188.Type = TType.I64;
-        tmp188.ID = 2;
-        await oprot.WriteFieldBeginAsync(tmp188, cancellationToken);
+        tmp212.Name = "rowCount";
+        tmp212.Type = TType.I64;
+        tmp212.ID = 2;
+        await oprot.WriteFieldBeginAsync(tmp212, cancellationToken);
         await oprot.WriteI64Async(RowCount, cancellationToken);
         await oprot.WriteFieldEndAsync(cancellationToken);
         await oprot.WriteFieldStopAsync(cancellationToken);
@@ -172,16 +172,16 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp189 = new StringBuilder("TSparkArrowBatch(");
+      var tmp213 = new StringBuilder("TSparkArrowBatch(");
       if((Batch != null))
       {
-        tmp189.Append(", Batch: ");
-        Batch.ToString(tmp189);
+        tmp213.Append(", Batch: ");
+        Batch.ToString(tmp213);
       }
-      tmp189.Append(", RowCount: ");
-      RowCount.ToString(tmp189);
-      tmp189.Append(')');
-      return tmp189.ToString();
+      tmp213.Append(", RowCount: ");
+      RowCount.ToString(tmp213);
+      tmp213.Append(')');
+      return tmp213.ToString();
     }
   }
 

@@ -164,15 +164,15 @@ namespace MockDatabricks.Protocol.Cli
               if (field.Type == TType.Map)
               {
                 {
-                  var _map191 = await iprot.ReadMapBeginAsync(cancellationToken);
-                  HttpHeaders = new Dictionary<string, string>(_map191.Count);
-                  for(int _i192 = 0; _i192 < _map191.Count; ++_i192)
+                  var _map215 = await iprot.ReadMapBeginAsync(cancellationToken);
+                  HttpHeaders = new Dictionary<string, string>(_map215.Count);
+                  for(int _i216 = 0; _i216 < _map215.Count; ++_i216)
                   {
-                    string _key193;
-                    string _val194;
-                    _key193 = await iprot.ReadStringAsync(cancellationToken);
-                    _val194 = await iprot.ReadStringAsync(cancellationToken);
-                    HttpHeaders[_key193] = _val194;
+                    string _key217;
+                    string _val218;
+                    _key217 = await iprot.ReadStringAsync(cancellationToken);
+                    _val218 = await iprot.ReadStringAsync(cancellationToken);
+                    HttpHeaders[_key217] = _val218;
                   }
                   await iprot.ReadMapEndAsync(cancellationToken);
                 }
@@ -223,53 +223,53 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp195 = new TStruct("TSparkArrowResultLink");
-        await oprot.WriteStructBeginAsync(tmp195, cancellationToken);
-        var tmp196 = new TField();
+        var tmp219 = new TStruct("TSparkArrowResultLink");
+        await oprot.WriteStructBeginAsync(tmp219, cancellationToken);
+        var tmp220 = new TField();
         if((FileLink != null))
         {
-          tmp196.Name = "fileLink";
-          tmp196.Type = TType.String;
-          tmp196.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp196, cancellationToken);
+          tmp220.Name = "fileLink";
+          tmp220.Type = TType.String;
+          tmp220.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp220, cancellationToken);
           await oprot.WriteStringAsync(FileLink, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
-        tmp196.Name = "expiryTime";
-        tmp196.Type = TType.I64;
-        tmp196.ID = 2;
-        await oprot.WriteFieldBeginAsync(tmp196, cancellationToken);
+        tmp220.Name = "expiryTime";
+        tmp220.Type = TType.I64;
+        tmp220.ID = 2;
+        await oprot.WriteFieldBeginAsync(tmp220, cancellationToken);
         await oprot.WriteI64Async(ExpiryTime, cancellationToken);
         await oprot.WriteFieldEndAsync(cancellationToken);
-        tmp196.Name = "startRowOffset";
-        tmp196.Type = TType.I64;
-        tmp196.ID = 3;
-        await oprot.WriteFieldBeginAsync(tmp196, cancellationToken);
+        tmp220.Name = "startRowOffset";
+        tmp220.Type = TType.I64;
+        tmp220.ID = 3;
+        await oprot.WriteFieldBeginAsync(tmp220, cancellationToken);
         await oprot.WriteI64Async(StartRowOffset, cancellationToken);
         await oprot.WriteFieldEndAsync(cancellationToken);
-        tmp196.Name = "rowCount";
-        tmp196.Type = TType.I64;
-        tmp196.ID = 4;
-        await oprot.WriteFieldBeginAsync(tmp196, cancellationToken);
+        tmp220.Name = "rowCount";
+        tmp220.Type = TType.I64;
+        tmp220.ID = 4;
+        await oprot.WriteFieldBeginAsync(tmp220, cancellationToken);
         await oprot.WriteI64Async(RowCount, cancellationToken);
         await oprot.WriteFieldEndAsync(cancellationToken);
-        tmp196.Name = "bytesNum";
-        tmp196.Type = TType.I64;
-        tmp196.ID = 5;
-        await oprot.WriteFieldBeginAsync(tmp196, cancellationToken);
+        tmp220.Name = "bytesNum";
+        tmp220.Type = TType.I64;
+        tmp220.ID = 5;
+        await oprot.WriteFieldBeginAsync(tmp220, cancellationToken);
         await oprot.WriteI64Async(BytesNum, cancellationToken);
         await oprot.WriteFieldEndAsync(cancellationToken);
         if((HttpHeaders != null) && __isset.httpHeaders)
         {
-          tmp196.Name = "httpHeaders";
-          tmp196.Type = TType.Map;
-          tmp196.ID = 6;
-          await oprot.WriteFieldBeginAsync(tmp196, cancellationToken);
+          tmp220.Name = "httpHeaders";
+          tmp220.Type = TType.Map;
+          tmp220.ID = 6;
+          await oprot.WriteFieldBeginAsync(tmp220, cancellationToken);
           await oprot.WriteMapBeginAsync(new TMap(TType.String, TType.String, HttpHeaders.Count), cancellationToken);
-          foreach (string _iter197 in HttpHeaders.Keys)
+          foreach (string _iter221 in HttpHeaders.Keys)
           {
-            await oprot.WriteStringAsync(_iter197, cancellationToken);
-            await oprot.WriteStringAsync(HttpHeaders[_iter197], cancellationToken);
+            await oprot.WriteStringAsync(_iter221, cancellationToken);
+            await oprot.WriteStringAsync(HttpHeaders[_iter221], cancellationToken);
           }
           await oprot.WriteMapEndAsync(cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
@@ -316,27 +316,27 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp198 = new StringBuilder("TSparkArrowResultLink(");
+      var tmp222 = new StringBuilder("TSparkArrowResultLink(");
       if((FileLink != null))
       {
-        tmp198.Append(", FileLink: ");
-        FileLink.ToString(tmp198);
+        tmp222.Append(", FileLink: ");
+        FileLink.ToString(tmp222);
       }
-      tmp198.Append(", ExpiryTime: ");
-      ExpiryTime.ToString(tmp198);
-      tmp198.Append(", StartRowOffset: ");
-      StartRowOffset.ToString(tmp198);
-      tmp198.Append(", RowCount: ");
-      RowCount.ToString(tmp198);
-      tmp198.Append(", BytesNum: ");
-      BytesNum.ToString(tmp198);
+      tmp222.Append(", ExpiryTime: ");
+      ExpiryTime.ToString(tmp222);
+      tmp222.Append(", StartRowOffset: ");
+      StartRowOffset.ToString(tmp222);
+      tmp222.Append(", RowCount: ");
+      RowCount.ToString(tmp222);
+      tmp222.Append(", BytesNum: ");
+      BytesNum.ToString(tmp222);
       if((HttpHeaders != null) && __isset.httpHeaders)
       {
-        tmp198.Append(", HttpHeaders: ");
-        HttpHeaders.ToString(tmp198);
+        tmp222.Append(", HttpHeaders: ");
+        HttpHeaders.ToString(tmp222);
       }
-      tmp198.Append(')');
-      return tmp198.ToString();
+      tmp222.Append(')');
+      return tmp222.ToString();
     }
   }
 

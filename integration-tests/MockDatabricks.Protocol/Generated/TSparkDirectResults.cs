@@ -191,42 +191,42 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp224 = new TStruct("TSparkDirectResults");
-        await oprot.WriteStructBeginAsync(tmp224, cancellationToken);
-        var tmp225 = new TField();
+        var tmp248 = new TStruct("TSparkDirectResults");
+        await oprot.WriteStructBeginAsync(tmp248, cancellationToken);
+        var tmp249 = new TField();
         if((OperationStatus != null) && __isset.operationStatus)
         {
-          tmp225.Name = "operationStatus";
-          tmp225.Type = TType.Struct;
-          tmp225.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp225, cancellationToken);
+          tmp249.Name = "operationStatus";
+          tmp249.Type = TType.Struct;
+          tmp249.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp249, cancellationToken);
           await OperationStatus.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((ResultSetMetadata != null) && __isset.resultSetMetadata)
         {
-          tmp225.Name = "resultSetMetadata";
-          tmp225.Type = TType.Struct;
-          tmp225.ID = 2;
-          await oprot.WriteFieldBeginAsync(tmp225, cancellationToken);
+          tmp249.Name = "resultSetMetadata";
+          tmp249.Type = TType.Struct;
+          tmp249.ID = 2;
+          await oprot.WriteFieldBeginAsync(tmp249, cancellationToken);
           await ResultSetMetadata.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((ResultSet != null) && __isset.resultSet)
         {
-          tmp225.Name = "resultSet";
-          tmp225.Type = TType.Struct;
-          tmp225.ID = 3;
-          await oprot.WriteFieldBeginAsync(tmp225, cancellationToken);
+          tmp249.Name = "resultSet";
+          tmp249.Type = TType.Struct;
+          tmp249.ID = 3;
+          await oprot.WriteFieldBeginAsync(tmp249, cancellationToken);
           await ResultSet.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((CloseOperation != null) && __isset.closeOperation)
         {
-          tmp225.Name = "closeOperation";
-          tmp225.Type = TType.Struct;
-          tmp225.ID = 4;
-          await oprot.WriteFieldBeginAsync(tmp225, cancellationToken);
+          tmp249.Name = "closeOperation";
+          tmp249.Type = TType.Struct;
+          tmp249.ID = 4;
+          await oprot.WriteFieldBeginAsync(tmp249, cancellationToken);
           await CloseOperation.WriteAsync(oprot, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
@@ -274,34 +274,34 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp226 = new StringBuilder("TSparkDirectResults(");
-      int tmp227 = 0;
+      var tmp250 = new StringBuilder("TSparkDirectResults(");
+      int tmp251 = 0;
       if((OperationStatus != null) && __isset.operationStatus)
       {
-        if(0 < tmp227++) { tmp226.Append(", "); }
-        tmp226.Append("OperationStatus: ");
-        OperationStatus.ToString(tmp226);
+        if(0 < tmp251++) { tmp250.Append(", "); }
+        tmp250.Append("OperationStatus: ");
+        OperationStatus.ToString(tmp250);
       }
       if((ResultSetMetadata != null) && __isset.resultSetMetadata)
       {
-        if(0 < tmp227++) { tmp226.Append(", "); }
-        tmp226.Append("ResultSetMetadata: ");
-        ResultSetMetadata.ToString(tmp226);
+        if(0 < tmp251++) { tmp250.Append(", "); }
+        tmp250.Append("ResultSetMetadata: ");
+        ResultSetMetadata.ToString(tmp250);
       }
       if((ResultSet != null) && __isset.resultSet)
       {
-        if(0 < tmp227++) { tmp226.Append(", "); }
-        tmp226.Append("ResultSet: ");
-        ResultSet.ToString(tmp226);
+        if(0 < tmp251++) { tmp250.Append(", "); }
+        tmp250.Append("ResultSet: ");
+        ResultSet.ToString(tmp250);
       }
       if((CloseOperation != null) && __isset.closeOperation)
       {
-        if(0 < tmp227++) { tmp226.Append(", "); }
-        tmp226.Append("CloseOperation: ");
-        CloseOperation.ToString(tmp226);
+        if(0 < tmp251++) { tmp250.Append(", "); }
+        tmp250.Append("CloseOperation: ");
+        CloseOperation.ToString(tmp250);
       }
-      tmp226.Append(')');
-      return tmp226.ToString();
+      tmp250.Append(')');
+      return tmp250.ToString();
     }
   }
 

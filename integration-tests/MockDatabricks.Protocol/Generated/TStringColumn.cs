@@ -76,13 +76,13 @@ namespace MockDatabricks.Protocol.Cli
               if (field.Type == TType.List)
               {
                 {
-                  var _list175 = await iprot.ReadListBeginAsync(cancellationToken);
-                  Values = new List<string>(_list175.Count);
-                  for(int _i176 = 0; _i176 < _list175.Count; ++_i176)
+                  var _list191 = await iprot.ReadListBeginAsync(cancellationToken);
+                  Values = new List<string>(_list191.Count);
+                  for(int _i192 = 0; _i192 < _list191.Count; ++_i192)
                   {
-                    string _elem177;
-                    _elem177 = await iprot.ReadStringAsync(cancellationToken);
-                    Values.Add(_elem177);
+                    string _elem193;
+                    _elem193 = await iprot.ReadStringAsync(cancellationToken);
+                    Values.Add(_elem193);
                   }
                   await iprot.ReadListEndAsync(cancellationToken);
                 }
@@ -133,29 +133,29 @@ namespace MockDatabricks.Protocol.Cli
       oprot.IncrementRecursionDepth();
       try
       {
-        var tmp178 = new TStruct("TStringColumn");
-        await oprot.WriteStructBeginAsync(tmp178, cancellationToken);
-        var tmp179 = new TField();
+        var tmp194 = new TStruct("TStringColumn");
+        await oprot.WriteStructBeginAsync(tmp194, cancellationToken);
+        var tmp195 = new TField();
         if((Values != null))
         {
-          tmp179.Name = "values";
-          tmp179.Type = TType.List;
-          tmp179.ID = 1;
-          await oprot.WriteFieldBeginAsync(tmp179, cancellationToken);
+          tmp195.Name = "values";
+          tmp195.Type = TType.List;
+          tmp195.ID = 1;
+          await oprot.WriteFieldBeginAsync(tmp195, cancellationToken);
           await oprot.WriteListBeginAsync(new TList(TType.String, Values.Count), cancellationToken);
-          foreach (string _iter180 in Values)
+          foreach (string _iter196 in Values)
           {
-            await oprot.WriteStringAsync(_iter180, cancellationToken);
+            await oprot.WriteStringAsync(_iter196, cancellationToken);
           }
           await oprot.WriteListEndAsync(cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
         if((Nulls != null))
         {
-          tmp179.Name = "nulls";
-          tmp179.Type = TType.String;
-          tmp179.ID = 2;
-          await oprot.WriteFieldBeginAsync(tmp179, cancellationToken);
+          tmp195.Name = "nulls";
+          tmp195.Type = TType.String;
+          tmp195.ID = 2;
+          await oprot.WriteFieldBeginAsync(tmp195, cancellationToken);
           await oprot.WriteBinaryAsync(Nulls, cancellationToken);
           await oprot.WriteFieldEndAsync(cancellationToken);
         }
@@ -193,19 +193,19 @@ namespace MockDatabricks.Protocol.Cli
 
     public override string ToString()
     {
-      var tmp181 = new StringBuilder("TStringColumn(");
+      var tmp197 = new StringBuilder("TStringColumn(");
       if((Values != null))
       {
-        tmp181.Append(", Values: ");
-        Values.ToString(tmp181);
+        tmp197.Append(", Values: ");
+        Values.ToString(tmp197);
       }
       if((Nulls != null))
       {
-        tmp181.Append(", Nulls: ");
-        Nulls.ToString(tmp181);
+        tmp197.Append(", Nulls: ");
+        Nulls.ToString(tmp197);
       }
-      tmp181.Append(')');
-      return tmp181.ToString();
+      tmp197.Append(')');
+      return tmp197.ToString();
     }
   }
 

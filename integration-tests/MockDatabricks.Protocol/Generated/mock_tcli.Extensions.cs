@@ -76,6 +76,21 @@ namespace MockDatabricks.Protocol.Cli
     }
 
 
+    public static bool Equals(this List<byte[]> instance, object that)
+    {
+      if (!(that is List<byte[]> other)) return false;
+      if (ReferenceEquals(instance, other)) return true;
+
+      return TCollections.Equals(instance, other);
+    }
+
+
+    public static int GetHashCode(this List<byte[]> instance)
+    {
+      return TCollections.GetHashCode(instance);
+    }
+
+
     public static bool Equals(this List<double> instance, object that)
     {
       if (!(that is List<double> other)) return false;
@@ -206,6 +221,36 @@ namespace MockDatabricks.Protocol.Cli
 
 
     public static int GetHashCode(this List<long> instance)
+    {
+      return TCollections.GetHashCode(instance);
+    }
+
+
+    public static bool Equals(this List<sbyte> instance, object that)
+    {
+      if (!(that is List<sbyte> other)) return false;
+      if (ReferenceEquals(instance, other)) return true;
+
+      return TCollections.Equals(instance, other);
+    }
+
+
+    public static int GetHashCode(this List<sbyte> instance)
+    {
+      return TCollections.GetHashCode(instance);
+    }
+
+
+    public static bool Equals(this List<short> instance, object that)
+    {
+      if (!(that is List<short> other)) return false;
+      if (ReferenceEquals(instance, other)) return true;
+
+      return TCollections.Equals(instance, other);
+    }
+
+
+    public static int GetHashCode(this List<short> instance)
     {
       return TCollections.GetHashCode(instance);
     }

@@ -159,18 +159,24 @@ struct TRow { }
 
 // Column-based results (COLUMN_BASED_SET), for a client that cannot read Arrow: one TColumn per result column,
 // values in the column's own Thrift type, and a null bitmap (bit i set = row i is null, least significant bit first).
-// Only the column kinds the mock's data sets need (byte, i16 and binary columns are left out).
+// TINYINT travels in byteVal, SMALLINT in i16Val, BINARY in binaryVal (metadata results have TINYINT and SMALLINT columns).
 struct TBoolColumn { 1: required list<bool> values, 2: required binary nulls }
+struct TByteColumn { 1: required list<i8> values, 2: required binary nulls }
+struct TI16Column { 1: required list<i16> values, 2: required binary nulls }
 struct TI32Column { 1: required list<i32> values, 2: required binary nulls }
 struct TI64Column { 1: required list<i64> values, 2: required binary nulls }
 struct TDoubleColumn { 1: required list<double> values, 2: required binary nulls }
 struct TStringColumn { 1: required list<string> values, 2: required binary nulls }
+struct TBinaryColumn { 1: required list<binary> values, 2: required binary nulls }
 union TColumn {
   1: TBoolColumn boolVal
+  2: TByteColumn byteVal
+  3: TI16Column i16Val
   4: TI32Column i32Val
   5: TI64Column i64Val
   6: TDoubleColumn doubleVal
   7: TStringColumn stringVal
+  8: TBinaryColumn binaryVal
 }
 
 struct TSparkArrowBatch { 1: required binary batch, 2: required i64 rowCount }
@@ -192,7 +198,14 @@ struct TRowSet {
   1282: optional list<TSparkArrowResultLink> resultLinks
 }
 
-struct TFetchResultsResp { 1: required TStatus status, 2: optional bool hasMoreRows, 3: optional TRowSet results }
+// resultSetMetadata comes back only when the request set includeResultSetMetadata (the Python connector, the Go and the
+// JDBC drivers do; the ADBC driver does not), as a warehouse answers.
+struct TFetchResultsResp {
+  1: required TStatus status
+  2: optional bool hasMoreRows
+  3: optional TRowSet results
+  1281: optional TGetResultSetMetadataResp resultSetMetadata
+}
 
 struct TSparkDirectResults {
   1: optional TGetOperationStatusResp operationStatus
@@ -211,3 +224,75 @@ struct TCancelOperationReq { 1: required TOperationHandle operationHandle }
 struct TCancelOperationResp { 1: required TStatus status }
 struct TCloseOperationReq { 1: required TOperationHandle operationHandle }
 struct TCloseOperationResp { 1: required TStatus status }
+
+// Metadata RPCs (what the driver calls for GetObjects, GetTableTypes, GetTableSchema and its statement-level metadata
+// commands). Each request carries the session and its own filters, plus the Databricks extensions getDirectResults and
+// runAsync; names are patterns (% and _) except in GetPrimaryKeys and GetCrossReference, which take exact names.
+struct TGetCatalogsReq {
+  1: required TSessionHandle sessionHandle
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetSchemasReq {
+  1: required TSessionHandle sessionHandle
+  2: optional string catalogName
+  3: optional string schemaName
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetTablesReq {
+  1: required TSessionHandle sessionHandle
+  2: optional string catalogName
+  3: optional string schemaName
+  4: optional string tableName
+  5: optional list<string> tableTypes
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetTableTypesReq {
+  1: required TSessionHandle sessionHandle
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetColumnsReq {
+  1: required TSessionHandle sessionHandle
+  2: optional string catalogName
+  3: optional string schemaName
+  4: optional string tableName
+  5: optional string columnName
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetPrimaryKeysReq {
+  1: required TSessionHandle sessionHandle
+  2: optional string catalogName
+  3: optional string schemaName
+  4: optional string tableName
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+struct TGetCrossReferenceReq {
+  1: required TSessionHandle sessionHandle
+  2: optional string parentCatalogName
+  3: optional string parentSchemaName
+  4: optional string parentTableName
+  5: optional string foreignCatalogName
+  6: optional string foreignSchemaName
+  7: optional string foreignTableName
+  1281: optional TSparkGetDirectResults getDirectResults
+  1282: optional bool runAsync
+}
+
+// TGetCatalogsResp, TGetSchemasResp, TGetTablesResp, TGetTableTypesResp, TGetColumnsResp, TGetPrimaryKeysResp and
+// TGetCrossReferenceResp are the same three fields on the wire (struct names do not travel): one struct serves them all.
+struct TMetadataResp {
+  1: required TStatus status
+  2: optional TOperationHandle operationHandle
+  1281: optional TSparkDirectResults directResults
+}

@@ -49,10 +49,24 @@ namespace MockDatabricks.Server.Endpoints
             return Results.Json(new { files = count, bytes, seconds = Math.Round(clock.Elapsed.TotalSeconds, 3) });
         }
 
-        /// <summary>The body's "statement", parsed with the statement grammar (the same parser as ExecuteStatement).</summary>
-        internal static QuerySpec ParseStatement(JsonElement body) =>
-            StatementParser.Parse(body.TryGetProperty("statement", out JsonElement value) && value.ValueKind == JsonValueKind.String
+        /// <summary>
+        /// The body's "statement", planned as ExecuteStatement plans it, in a fresh session; "maxBytesPerFile" (optional) is
+        /// the client's file size limit, which sets the file size of a SQL result (the ADBC driver's default, 20 MB, without it).
+        /// </summary>
+        internal static QuerySpec ParseStatement(JsonElement body)
+        {
+            string statement = body.TryGetProperty("statement", out JsonElement value) && value.ValueKind == JsonValueKind.String
                 ? value.GetString()!
-                : throw new FormatException("Body must be {\"statement\": \"<SQL text>\"} (values: also \"rows\")."));
+                : throw new FormatException("Body must be {\"statement\": \"<SQL text>\"} (values: also \"rows\"; prepare: also \"maxBytesPerFile\").");
+            long? maxBytesPerFile = body.TryGetProperty("maxBytesPerFile", out JsonElement bytes) && bytes.ValueKind == JsonValueKind.Number ? bytes.GetInt64() : null;
+            try
+            {
+                return StatementPlanner.Plan(statement, new StatementContext(new SessionContext(), maxBytesPerFile));
+            }
+            catch (Query.Sql.SqlError ex)
+            {
+                throw new FormatException(ex.Message, ex);
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@ using Microsoft.AspNetCore.Http;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Thrift;
 using MockDatabricks.Server.Faults;
+using MockDatabricks.Server.Query;
 using MockDatabricks.Server.State;
 using Thrift;
 using Thrift.Protocol;
@@ -243,9 +244,76 @@ namespace MockDatabricks.Server.Endpoints
                         return Reply(call, response, response.Status);
                     }
 
+                case "GetCatalogs":
+                    {
+                        TGetCatalogsReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetCatalogsReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        return await MetadataAsync(call, request.SessionHandle, TOperationType.GetCatalogs, request.GetDirectResults, "all", MetadataResults.Catalogs).ConfigureAwait(false);
+                    }
+
+                case "GetSchemas":
+                    {
+                        TGetSchemasReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetSchemasReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        return await MetadataAsync(call, request.SessionHandle, TOperationType.GetSchemas, request.GetDirectResults,
+                            $"catalog={request.CatalogName} schema={request.SchemaName}", session => MetadataResults.Schemas(session, request.CatalogName, request.SchemaName)).ConfigureAwait(false);
+                    }
+
+                case "GetTables":
+                    {
+                        TGetTablesReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetTablesReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        return await MetadataAsync(call, request.SessionHandle, TOperationType.GetTables, request.GetDirectResults,
+                            $"catalog={request.CatalogName} schema={request.SchemaName} table={request.TableName} types={string.Join(",", request.TableTypes ?? new())}",
+                            session => MetadataResults.Tables(session, request.CatalogName, request.SchemaName, request.TableName, request.TableTypes)).ConfigureAwait(false);
+                    }
+
+                case "GetTableTypes":
+                    {
+                        TGetTableTypesReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetTableTypesReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        return await MetadataAsync(call, request.SessionHandle, TOperationType.GetTableTypes, request.GetDirectResults, "all", _ => MetadataResults.TableTypeList()).ConfigureAwait(false);
+                    }
+
+                case "GetColumns":
+                    {
+                        TGetColumnsReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetColumnsReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        return await MetadataAsync(call, request.SessionHandle, TOperationType.GetColumns, request.GetDirectResults,
+                            $"catalog={request.CatalogName} schema={request.SchemaName} table={request.TableName} column={request.ColumnName}",
+                            session => MetadataResults.Columns(session, request.CatalogName, request.SchemaName, request.TableName, request.ColumnName)).ConfigureAwait(false);
+                    }
+
+                case "GetPrimaryKeys":
+                    {
+                        TGetPrimaryKeysReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetPrimaryKeysReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        return await MetadataAsync(call, request.SessionHandle, TOperationType.Unknown, request.GetDirectResults,
+                            $"catalog={request.CatalogName} schema={request.SchemaName} table={request.TableName}",
+                            session => MetadataResults.PrimaryKeys(session, request.CatalogName, request.SchemaName, request.TableName)).ConfigureAwait(false);
+                    }
+
+                case "GetCrossReference":
+                    {
+                        TGetCrossReferenceReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetCrossReferenceReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        return await MetadataAsync(call, request.SessionHandle, TOperationType.Unknown, request.GetDirectResults,
+                            $"parent={request.ParentCatalogName}.{request.ParentSchemaName}.{request.ParentTableName} foreign={request.ForeignCatalogName}.{request.ForeignSchemaName}.{request.ForeignTableName}",
+                            session => MetadataResults.CrossReference(session, request.ParentCatalogName, request.ParentSchemaName, request.ParentTableName, request.ForeignCatalogName, request.ForeignSchemaName, request.ForeignTableName)).ConfigureAwait(false);
+                    }
+
                 default:
-                    return Exception(call, TApplicationException.ExceptionType.UnknownMethod, $"Invalid method name: '{call.Header.Name}' (the mock implements OpenSession, ExecuteStatement, GetOperationStatus, GetResultSetMetadata, FetchResults, CloseOperation, CancelOperation, CloseSession, GetInfo).");
+                    return Exception(call, TApplicationException.ExceptionType.UnknownMethod, $"Invalid method name: '{call.Header.Name}' (the mock implements OpenSession, ExecuteStatement, GetOperationStatus, GetResultSetMetadata, FetchResults, CloseOperation, CancelOperation, CloseSession, GetInfo, GetCatalogs, GetSchemas, GetTables, GetTableTypes, GetColumns, GetPrimaryKeys, GetCrossReference).");
             }
+        }
+
+        /// <summary>A catalog RPC: an operation answered from the catalog, faults by method name as for any call.</summary>
+        private async Task<Answer> MetadataAsync(RpcCall call, TSessionHandle session, TOperationType type, TSparkGetDirectResults? direct, string detail, Func<SessionContext, QuerySpec> answer)
+        {
+            call.Session = session.SessionId.ToHex();
+            call.Detail = detail;
+            call.MaxRows = direct?.MaxRows;
+            if (InjectFault(call, null) is Answer faulted)
+            {
+                return faulted;
+            }
+
+            (TMetadataResp response, MockOperation? operation) = await _service.MetadataAsync(session, type, direct, answer, call.BaseUrl).ConfigureAwait(false);
+            call.Operation = operation?.Id;
+            return Reply(call, response, response.Status);
         }
 
         private Answer WithOperation(RpcCall call, TOperationHandle handle, Func<MockOperation, Answer> handler, Func<TStatus, TBase> onMissing)
@@ -311,7 +379,8 @@ namespace MockDatabricks.Server.Endpoints
                 "CloseOperation" => new TCloseOperationResp { Status = status },
                 "CancelOperation" => new TCancelOperationResp { Status = status },
                 "CloseSession" => new TCloseSessionResp { Status = status },
-                _ => new TGetInfoResp { Status = status },
+                "GetInfo" => new TGetInfoResp { Status = status },
+                _ => new TMetadataResp { Status = status },
             };
             call.Outcome = "injected-error";
             return new Answer(response, null);

@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using MockDatabricks.Protocol.Data;
 using MockDatabricks.Protocol.Lz4;
@@ -14,13 +15,10 @@ namespace MockDatabricks.Server.Query
 
     public enum StatementKind
     {
-        /// <summary>SELECT ... FROM mock.&lt;name&gt;: a generated data set.</summary>
+        /// <summary>A result of generated rows: a mock.* data set, a SQL result (literals, range, a table), a metadata answer.</summary>
         Dataset,
 
-        /// <summary>SELECT 1: one INT row.</summary>
-        SelectOne,
-
-        /// <summary>USE / SET: succeeds with an empty result.</summary>
+        /// <summary>USE: succeeds with an empty result.</summary>
         NoResult,
     }
 
@@ -68,12 +66,37 @@ namespace MockDatabricks.Server.Query
 
         public IReadOnlyList<FaultRule> Faults { get; init; } = new List<FaultRule>();
 
+        /// <summary>
+        /// The rows the client must see when LIMIT keeps fewer than the data set has and <see cref="LimitServesWholeFiles"/>
+        /// is set; null otherwise (the data set's rows are the result).
+        /// </summary>
+        public long? Limit { get; init; }
+
+        /// <summary>
+        /// limit_files=whole: CloudFetch files are those of the data set without the LIMIT, and the link of the file the
+        /// limit falls in says how many of its rows belong to the result (rowCount smaller than the file's rows), as a
+        /// warehouse serves LIMIT results. Default (exact): the files end where the limit does.
+        /// </summary>
+        public bool LimitServesWholeFiles { get; init; }
+
+        /// <summary>false for results made per statement (literals, SET, metadata answers): they are not kept in the data set cache.</summary>
+        public bool Cacheable { get; init; } = true;
+
+        /// <summary>How long the statement runs before it is FINISHED (no direct results meanwhile; GetOperationStatus says RUNNING).</summary>
+        public TimeSpan RunningFor { get; init; }
+
+        /// <summary>The error the statement ends with after <see cref="RunningFor"/> (state ERROR instead of FINISHED); null: it succeeds.</summary>
+        public Sql.SqlError? FailsWith { get; init; }
+
+        /// <summary>The rows of the result: the data set's, or <see cref="Limit"/> when that is smaller.</summary>
+        public long ResultRows => Limit is long limit ? Math.Min(limit, Dataset.Rows) : Dataset.Rows;
+
         /// <summary>Whether the result goes out as CloudFetch links (else inline batches), for a client that can or cannot download.</summary>
         public bool UsesCloudFetch(bool clientCanDownload) => clientCanDownload && Mode switch
         {
             ResultMode.Inline => false,
             ResultMode.CloudFetch => true,
-            _ => Dataset.Rows * DatasetGenerator.EstimatedRowBytes(Dataset.Profile) > InlineMaxBytes,
+            _ => ResultRows * DatasetGenerator.EstimatedRowBytes(Dataset) > InlineMaxBytes,
         };
     }
 }

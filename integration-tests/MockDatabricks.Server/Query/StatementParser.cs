@@ -10,34 +10,26 @@ using MockDatabricks.Server.Faults;
 namespace MockDatabricks.Server.Query
 {
     /// <summary>
-    /// The statement grammar (case-insensitive, a trailing ';' is ignored):
+    /// The grammar of the mock's own data sets (case-insensitive, a trailing ';' is ignored):
     /// <code>
-    /// SELECT &lt;anything&gt; FROM mock.&lt;preset&gt; [WITH (key = value, ...)]
-    /// SELECT 1
-    /// USE ... | SET ...
+    /// SELECT &lt;anything&gt; FROM mock.&lt;preset&gt; [WITH (key = value, ...)] [LIMIT n]
     /// </code>
     /// Values are numbers, words, or 'quoted strings' (needed for faults). See integration-tests/README.md for the keys.
+    /// Every other statement is Spark SQL, read by <see cref="StatementPlanner"/>.
     /// </summary>
     public static partial class StatementParser
     {
+        /// <summary>Whether the statement selects from a mock.* data set (this grammar) rather than being SQL for the planner.</summary>
+        public static bool IsMockStatement(string statement) => MockSourceRegex().IsMatch(statement);
+
         public static QuerySpec Parse(string statement)
         {
             string text = statement.Trim().TrimEnd(';').Trim();
-            if (SelectOneRegex().IsMatch(text))
-            {
-                return new QuerySpec { Kind = StatementKind.SelectOne, Name = "select1", Mode = ResultMode.Inline };
-            }
-
-            if (text.StartsWith("USE ", StringComparison.OrdinalIgnoreCase) || text.StartsWith("SET ", StringComparison.OrdinalIgnoreCase))
-            {
-                return new QuerySpec { Kind = StatementKind.NoResult, Name = "noresult", Mode = ResultMode.Inline };
-            }
-
             Match match = DatasetRegex().Match(text);
             if (!match.Success)
             {
                 throw new FormatException(
-                    "The mock server understands: SELECT * FROM mock.<preset> [WITH (key=value, ...)], SELECT 1, USE ..., SET .... " +
+                    "The mock's data sets are read with SELECT * FROM mock.<preset> [WITH (key=value, ...)] [LIMIT n]. " +
                     $"Presets: {string.Join(", ", Presets.Keys)}. Got: {Abbreviate(text)}");
             }
 
@@ -56,8 +48,29 @@ namespace MockDatabricks.Server.Query
                 }
             }
 
+            if (match.Groups["limit"].Success)
+            {
+                spec = WithLimit(spec, Long("LIMIT", match.Groups["limit"].Value));
+            }
+
             spec.Dataset.Validate();
             return spec;
+        }
+
+        /// <summary>
+        /// LIMIT n on a data set: the first n rows. Exact (default): a data set of n rows, whose files end at the limit.
+        /// limit_files=whole: the files stay those of the whole data set and the result is the first n rows of them.
+        /// </summary>
+        public static QuerySpec WithLimit(QuerySpec spec, long limit)
+        {
+            if (limit >= spec.Dataset.Rows)
+            {
+                return spec;
+            }
+
+            return spec.LimitServesWholeFiles
+                ? spec with { Limit = limit }
+                : spec with { Dataset = spec.Dataset with { Rows = limit } };
         }
 
         /// <summary>Named starting points; WITH (...) overrides any of their settings.</summary>
@@ -113,6 +126,12 @@ namespace MockDatabricks.Server.Query
                 "expiry_s" => spec with { ExpirySeconds = (int)Long(key, value) },
                 "close_in_direct" => spec with { CloseInDirectResults = Bool(key, value) },
                 "tag" => spec with { Tag = value },
+                "limit_files" => value.ToLowerInvariant() switch
+                {
+                    "whole" => spec with { LimitServesWholeFiles = true },
+                    "exact" => spec with { LimitServesWholeFiles = false },
+                    _ => throw new FormatException($"limit_files must be exact or whole, not '{value}'."),
+                },
                 "faults" => spec with { Faults = FaultRule.ParseList(value) },
                 _ => throw new FormatException($"Unknown option '{key}'."),
             };
@@ -212,10 +231,10 @@ namespace MockDatabricks.Server.Query
 
         private static string Abbreviate(string text) => text.Length <= 200 ? text : text.Substring(0, 200) + "...";
 
-        [GeneratedRegex(@"^SELECT\s+1$", RegexOptions.IgnoreCase)]
-        private static partial Regex SelectOneRegex();
+        [GeneratedRegex(@"\bFROM\s+mock\.[A-Za-z_]", RegexOptions.IgnoreCase)]
+        private static partial Regex MockSourceRegex();
 
-        [GeneratedRegex(@"^SELECT\s+.+?\s+FROM\s+mock\.(?<name>[A-Za-z_][A-Za-z0-9_]*)(\s+WITH\s*\((?<options>.*)\))?$", RegexOptions.IgnoreCase | RegexOptions.Singleline)]
+        [GeneratedRegex(@"^SELECT\s+.+?\s+FROM\s+mock\.(?<name>[A-Za-z_][A-Za-z0-9_]*)(\s+WITH\s*\((?<options>.*)\))?(\s+LIMIT\s+(?<limit>[0-9_]+))?$", RegexOptions.IgnoreCase | RegexOptions.Singleline)]
         private static partial Regex DatasetRegex();
     }
 }

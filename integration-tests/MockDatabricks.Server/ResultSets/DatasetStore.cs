@@ -26,9 +26,30 @@ namespace MockDatabricks.Server.ResultSets
 
         public StoredDataset Get(DatasetSpec spec, bool lz4, FileFraming framing, ResultTypes types)
         {
-            string key = $"{spec.Key};lz4={(lz4 ? framing.ToString() : "off")};types={types}";
+            types = Relevant(spec, types);
+            string key = Key(spec, lz4, framing, types);
             return _datasets.GetOrAdd(key, k => new StoredDataset(k, spec, lz4, framing, types, this));
         }
+
+        /// <summary>A result made for one statement (literals, SET, metadata answers): same serving code, not kept in the cache.</summary>
+        public static StoredDataset Uncached(DatasetSpec spec, bool lz4, FileFraming framing, ResultTypes types)
+        {
+            types = Relevant(spec, types);
+            return new StoredDataset(Key(spec, lz4, framing, types), spec, lz4, framing, types, store: null);
+        }
+
+        private static string Key(DatasetSpec spec, bool lz4, FileFraming framing, ResultTypes types) =>
+            $"{spec.Key};lz4={(lz4 ? framing.ToString() : "off")};types={types}";
+
+        /// <summary>
+        /// The client's complexTypesAsArrow and intervalTypesAsArrow change nothing for a data set without such columns: one
+        /// cache entry serves both (so a prepared mock.* data set is the one a client asking for native complex types reads).
+        /// </summary>
+        private static ResultTypes Relevant(DatasetSpec spec, ResultTypes types) => types with
+        {
+            ComplexTypesAsArrow = types.ComplexTypesAsArrow && spec.Table != null && spec.Table.Fields.Any(f => f.Type.IsComplex),
+            IntervalTypesAsArrow = types.IntervalTypesAsArrow && spec.Table != null && spec.Table.Fields.Any(f => f.Type.IsInterval),
+        };
 
         public IReadOnlyCollection<StoredDataset> All => _datasets.Values.ToList();
 

@@ -24,18 +24,20 @@ namespace MockDatabricks.Server.ResultSets
 
         public static TGetResultSetMetadataResp Metadata(MockOperation operation)
         {
-            // The descriptors name the SQL types (native schema); arrowSchema describes the Arrow data as served.
-            Schema native = operation.StaticBatch?.Schema ?? operation.Dataset?.Generator.Schema ?? throw new InvalidOperationException("Operation without schema.");
+            // The descriptors name the SQL types; arrowSchema describes the Arrow data as served.
+            List<TColumnDesc> columns = operation.Dataset != null
+                ? operation.Dataset.Generator.Fields.Select((f, i) => TColumnDesc.Of(f, i + 1)).ToList()
+                : (operation.StaticBatch?.Schema ?? throw new InvalidOperationException("Operation without schema.")).FieldsList.Select((f, i) => TColumnDesc.Of(f, i + 1)).ToList();
             var metadata = new TGetResultSetMetadataResp
             {
                 Status = TStatus.Ok(),
-                Schema = new TTableSchema { Columns = native.FieldsList.Select((f, i) => TColumnDesc.Of(f, i + 1)).ToList() },
+                Schema = new TTableSchema { Columns = columns },
                 ResultFormat = operation.ColumnBased ? TSparkRowSetType.ColumnBasedSet : operation.CloudFetch ? TSparkRowSetType.UrlBasedSet : TSparkRowSetType.ArrowBasedSet,
                 Lz4Compressed = operation.Lz4,
             };
             if (!operation.ColumnBased)
             {
-                metadata.ArrowSchema = operation.Dataset?.SchemaBytes ?? DatasetFiles.SchemaMessage(native);
+                metadata.ArrowSchema = operation.Dataset?.SchemaBytes ?? DatasetFiles.SchemaMessage(operation.StaticBatch!.Schema);
             }
 
             return metadata;
@@ -69,15 +71,18 @@ namespace MockDatabricks.Server.ResultSets
         private async Task<TFetchResultsResp> LinkChunkAsync(MockOperation operation, string baseUrl, long start, long maxRows, bool refresh)
         {
             StoredDataset dataset = operation.Dataset!;
-            int first = dataset.Layout.FileContaining(start);
+            long resultRows = operation.ResultRows;
+            int first = start < resultRows ? dataset.Layout.FileContaining(start) : -1;
             if (first < 0)
             {
                 return Done(start);
             }
 
+            // Under LIMIT with limit_files=whole the result ends inside a file: that file is the last link.
+            int lastFile = dataset.Layout.FileContaining(resultRows - 1);
             var indexes = new List<int>();
             long rows = 0;
-            for (int index = first; index < dataset.Layout.FileCount; index++)
+            for (int index = first; index <= lastFile; index++)
             {
                 long fileRows = dataset.Layout.File(index).RowCount;
                 bool full = indexes.Count > 0 && (rows + fileRows > maxRows || (operation.Query.LinksPerFetch > 0 && indexes.Count >= operation.Query.LinksPerFetch));
@@ -110,7 +115,10 @@ namespace MockDatabricks.Server.ResultSets
                     FileLink = $"{baseUrl}/cloudfetch/{operation.Id}/{file.Range.Index}?issue={issue}&exp={expiry}",
                     ExpiryTime = expiry,
                     StartRowOffset = file.Range.StartRow,
-                    RowCount = file.Range.RowCount,
+
+                    // The rows of the file that belong to the result: all of them, except in the file LIMIT cuts when the
+                    // files are the whole data set's (limit_files=whole), where the file holds more rows than this.
+                    RowCount = Math.Min(file.Range.RowCount, resultRows - file.Range.StartRow),
                     BytesNum = file.Bytes.Length,
                 });
             }
@@ -120,14 +128,14 @@ namespace MockDatabricks.Server.ResultSets
             {
                 lock (operation.Lock)
                 {
-                    operation.Cursor = Math.Max(operation.Cursor, dataset.Layout.File(last).EndRow);
+                    operation.Cursor = Math.Max(operation.Cursor, Math.Min(dataset.Layout.File(last).EndRow, resultRows));
                 }
             }
 
             return new TFetchResultsResp
             {
                 Status = TStatus.Ok(),
-                HasMoreRows = last < dataset.Layout.FileCount - 1,
+                HasMoreRows = last < lastFile,
                 Results = new TRowSet { StartRowOffset = links[0].StartRowOffset, ResultLinks = links },
             };
         }
@@ -141,7 +149,7 @@ namespace MockDatabricks.Server.ResultSets
         private static TFetchResultsResp InlineChunk(MockOperation operation, long start, long maxRows, long maxBytes)
         {
             StoredDataset dataset = operation.Dataset!;
-            long total = dataset.Spec.Rows;
+            long total = operation.ResultRows;
             if (start >= total)
             {
                 return Done(start);
@@ -191,8 +199,19 @@ namespace MockDatabricks.Server.ResultSets
         private static TFetchResultsResp ColumnChunk(MockOperation operation, long start, long maxRows)
         {
             StoredDataset dataset = operation.Dataset!;
-            int count = (int)Math.Max(0, Math.Min(Math.Min(maxRows, dataset.Spec.RowsPerBatch), dataset.Spec.Rows - start));
-            using RecordBatch batch = dataset.Generator.BuildBatch(start, count);
+            long total = operation.ResultRows;
+            int count = (int)Math.Max(0, Math.Min(Math.Min(maxRows, dataset.Spec.RowsPerBatch), total - start));
+            List<TColumn> columns;
+            if (dataset.Spec.Table != null)
+            {
+                columns = ColumnBasedSet.From(dataset.Generator.Fields, dataset.Generator.GetValue, start, count);
+            }
+            else
+            {
+                using RecordBatch batch = dataset.Generator.BuildBatch(start, count);
+                columns = ColumnBasedSet.From(batch);
+            }
+
             lock (operation.Lock)
             {
                 operation.Cursor = start + count;
@@ -201,8 +220,8 @@ namespace MockDatabricks.Server.ResultSets
             return new TFetchResultsResp
             {
                 Status = TStatus.Ok(),
-                HasMoreRows = start + count < dataset.Spec.Rows,
-                Results = new TRowSet { StartRowOffset = start, Columns = ColumnBasedSet.From(batch) },
+                HasMoreRows = start + count < total,
+                Results = new TRowSet { StartRowOffset = start, Columns = columns },
             };
         }
 

@@ -49,12 +49,13 @@ namespace MockDatabricks.Server.ResultSets
         private static readonly SemaphoreSlim s_buildSlots = new SemaphoreSlim(Math.Max(1, Environment.ProcessorCount));
         private readonly Task<StoredFile>?[] _files;
         private readonly ConcurrentDictionary<(long Start, long Count), byte[]> _inline = new ConcurrentDictionary<(long, long), byte[]>();
-        private readonly DatasetStore _store;
+        private readonly DatasetStore? _store;
         private readonly object _lock = new object();
         private int _fileBuilds;
         private int _inlineBuilds;
 
-        public StoredDataset(string key, DatasetSpec spec, bool lz4, FileFraming framing, ResultTypes types, DatasetStore store)
+        /// <param name="store">The cache that accounts for this data set's files; null for a result made for one statement (not cached).</param>
+        public StoredDataset(string key, DatasetSpec spec, bool lz4, FileFraming framing, ResultTypes types, DatasetStore? store)
         {
             Key = key;
             Spec = spec;
@@ -83,8 +84,8 @@ namespace MockDatabricks.Server.ResultSets
 
         public DatasetGenerator Generator { get; }
 
-        /// <summary>The schema as served (strings where <see cref="Types"/> says so); the column descriptors use <see cref="DatasetGenerator.Schema"/>.</summary>
-        public Schema Schema => Types.Apply(Generator.Schema);
+        /// <summary>The schema as served (strings where <see cref="Types"/> says so); the column descriptors use <see cref="DatasetGenerator.Fields"/>.</summary>
+        public Schema Schema => Generator.ServedSchema(Types);
 
         /// <summary>The arrowSchema metadata bytes: one Schema message.</summary>
         public byte[] SchemaBytes { get; }
@@ -195,7 +196,7 @@ namespace MockDatabricks.Server.ResultSets
                 IpcFile ipc = DatasetFiles.BuildIpcStream(Generator, Layout, index, Types);
                 byte[] bytes = Lz4 ? DatasetFiles.Compress(ipc, Framing) : ipc.Bytes;
                 var file = new StoredFile(Layout.File(index), bytes, ipc.Bytes.Length);
-                _store.OnFileBuilt(bytes.Length);
+                _store?.OnFileBuilt(bytes.Length);
                 return file;
             }
             finally

@@ -26,6 +26,7 @@ namespace MockDatabricks.Server.State
             Lz4 = lz4;
             ColumnBased = columnBased;
             RunningPollsLeft = query.RunningPolls;
+            RunningUntil = Created + query.RunningFor;
         }
 
         public object Lock { get; } = new object();
@@ -40,10 +41,10 @@ namespace MockDatabricks.Server.State
 
         public QuerySpec Query { get; }
 
-        /// <summary>null for statements without a result set (USE/SET) and SELECT 1 (served from <see cref="StaticBatch"/>).</summary>
+        /// <summary>null for statements without a result set (USE, served from <see cref="StaticBatch"/>).</summary>
         public StoredDataset? Dataset { get; }
 
-        /// <summary>The whole result of SELECT 1 (one INT row) and USE/SET (an empty string column).</summary>
+        /// <summary>The whole result of USE (an empty string column).</summary>
         public Apache.Arrow.RecordBatch? StaticBatch { get; init; }
 
         public bool CloudFetch { get; }
@@ -57,12 +58,18 @@ namespace MockDatabricks.Server.State
 
         public int RunningPollsLeft { get; set; }
 
+        /// <summary>The statement runs (GetOperationStatus says RUNNING) until then, whatever the polls (QuerySpec.RunningFor).</summary>
+        public DateTimeOffset RunningUntil { get; set; }
+
         /// <summary>Next row for a FetchResults without startRowOffset.</summary>
         public long Cursor { get; set; }
 
         public TOperationState State { get; set; } = TOperationState.Running;
 
         public DateTimeOffset Created { get; } = DateTimeOffset.UtcNow;
+
+        /// <summary>Rows the client must see: the data set's, or fewer under LIMIT with limit_files=whole.</summary>
+        public long ResultRows => Query.Limit is long limit && Dataset != null ? Math.Min(limit, Dataset.Spec.Rows) : Dataset?.Spec.Rows ?? 0;
 
         public int NextDownloadAttempt(int file)
         {

@@ -51,7 +51,8 @@ namespace MockDatabricks.Tests.Server
 
         [Theory]
         [InlineData("{\"statement\": \"SELECT * FROM mock.data WITH (rows=10)\", \"rows\": [10]}")]
-        [InlineData("{\"statement\": \"SELECT 1\", \"rows\": [0]}")]
+        [InlineData("{\"statement\": \"SELECT 1\", \"rows\": [1]}")]
+        [InlineData("{\"statement\": \"USE default\", \"rows\": [0]}")]
         [InlineData("{\"statement\": \"SELECT * FROM mock.data\"}")]
         public async Task BadRequests_Get400WithTheReason(string json)
         {

@@ -55,7 +55,8 @@ namespace MockDatabricks.Tests.Server
         }
 
         [Theory]
-        [InlineData("{\"statement\": \"SELECT * FROM nowhere\"}", "The mock server understands")]
+        [InlineData("{\"statement\": \"SELECT * FROM nowhere\"}", "[TABLE_OR_VIEW_NOT_FOUND] The table or view `nowhere` cannot be found")]
+        [InlineData("{\"statement\": \"SELECT * FROM mock.nope\"}", "Unknown data set mock.nope")]
         [InlineData("{\"statement\": \"SELECT * FROM mock.data WITH (rows=-5)\"}", "not a non-negative integer")]
         [InlineData("{\"sql\": \"SELECT 1\"}", "Body must be {\"statement\"")]
         [InlineData("<xml/>", "is an invalid start of a value")]

@@ -44,10 +44,10 @@ namespace MockDatabricks.Tests.Server
             using MockDatabricksClient client = fixture.NewClient();
 
             TApplicationException error = await Assert.ThrowsAsync<TApplicationException>(() =>
-                client.CallAsync<TCloseOperationResp>("GetTables", new TCloseOperationReq()));
+                client.CallAsync<TCloseOperationResp>("GetDelegationToken", new TCloseOperationReq()));
 
             Assert.Equal(TApplicationException.ExceptionType.UnknownMethod, error.Type);
-            Assert.Contains("GetTables", error.Message);
+            Assert.Contains("GetDelegationToken", error.Message);
             await AssertStillServingAsync();
         }
 
@@ -89,10 +89,11 @@ namespace MockDatabricks.Tests.Server
         }
 
         [Theory]
-        [InlineData("SELECT * FROM real_table")]
         [InlineData("SELECT * FROM mock.data WITH (rows=ten)")]
         [InlineData("SELECT * FROM mock.data WITH (faults='explode')")]
         [InlineData("SELECT * FROM mock.nope")]
+        [InlineData("SELEC 1")]
+        [InlineData("SELECT 1 +")]
         public async Task UnknownStatement_GetsErrorStatusWithTheGrammar(string statement)
         {
             using MockDatabricksClient client = fixture.NewClient();

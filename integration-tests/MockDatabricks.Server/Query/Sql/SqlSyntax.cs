@@ -1,0 +1,57 @@
+using System.Collections.Generic;
+using MockDatabricks.Protocol.Data;
+
+namespace MockDatabricks.Server.Query.Sql
+{
+    // The statements and expressions the mock reads (Spark SQL syntax), before names and types are resolved.
+
+    public abstract record SqlExpr(int Position);
+
+    /// <summary>A literal with its Spark type and the column name Spark gives it (1, hello, 1.5, NULL, INTERVAL '2-6' YEAR TO MONTH).</summary>
+    public sealed record LiteralExpr(object? Value, SqlType Type, string Name, int Position) : SqlExpr(Position);
+
+    /// <summary>A column name, possibly qualified (a.id).</summary>
+    public sealed record ColumnRefExpr(IReadOnlyList<string> Parts, int Position) : SqlExpr(Position);
+
+    public sealed record CastExpr(SqlExpr Operand, SqlType Target, bool Try, int Position) : SqlExpr(Position);
+
+    public sealed record UnaryExpr(string Operator, SqlExpr Operand, int Position) : SqlExpr(Position);
+
+    public sealed record BinaryExpr(string Operator, SqlExpr Left, SqlExpr Right, int Position) : SqlExpr(Position);
+
+    public sealed record IsNullExpr(SqlExpr Operand, bool Negated, int Position) : SqlExpr(Position);
+
+    /// <summary>A function call; <paramref name="ArgumentNames"/> holds the AS names of STRUCT(... AS name) arguments; COUNT(*) has <paramref name="Star"/>.</summary>
+    public sealed record FunctionExpr(string Name, IReadOnlyList<SqlExpr> Arguments, IReadOnlyList<string?> ArgumentNames, bool Star, int Position) : SqlExpr(Position);
+
+    public abstract record SqlStatement;
+
+    public sealed record SelectItem(SqlExpr? Expression, string? Alias, bool Star, string? StarQualifier);
+
+    /// <summary>A SELECT; <paramref name="Unsupported"/> names a clause the mock does not execute (GROUP BY, ORDER BY, ...).</summary>
+    public sealed record SelectStatement(IReadOnlyList<SelectItem> Items, IReadOnlyList<FromItem> From, SqlExpr? Where, long? Limit, string? Unsupported) : SqlStatement;
+
+    public abstract record FromItem(string? Alias);
+
+    public sealed record TableFromItem(IReadOnlyList<string> Name, string? Alias) : FromItem(Alias);
+
+    /// <summary>range(end) or range(start, end [, step [, partitions]]).</summary>
+    public sealed record RangeFromItem(IReadOnlyList<SqlExpr> Arguments, string? Alias) : FromItem(Alias);
+
+    public sealed record SubqueryFromItem(SelectStatement Query, string? Alias) : FromItem(Alias);
+
+    /// <summary>SET (list), SET key (show one), SET key = value.</summary>
+    public sealed record SetStatement(string? Key, string? Value) : SqlStatement;
+
+    /// <summary>USE [CATALOG | SCHEMA | DATABASE] name, where a two-part name is catalog.schema.</summary>
+    public sealed record UseStatement(string? Catalog, string? Schema) : SqlStatement;
+
+    /// <summary>SHOW CATALOGS | SHOW SCHEMAS [IN catalog] | SHOW TABLES [IN [catalog.]schema].</summary>
+    public sealed record ShowStatement(string What, IReadOnlyList<string> In) : SqlStatement;
+
+    /// <summary>DESCRIBE [TABLE] [EXTENDED] name [AS JSON [STATIC ONLY]].</summary>
+    public sealed record DescribeStatement(IReadOnlyList<string> Name, bool Extended, bool Json) : SqlStatement;
+
+    /// <summary>Anything the mock recognises but does not execute (DDL, DML): the statement's first words.</summary>
+    public sealed record UnsupportedStatement(string What) : SqlStatement;
+}
