@@ -16,6 +16,7 @@ using Microsoft.Extensions.Logging;
 using MockDatabricks.Server;
 using MockDatabricks.Server.Endpoints;
 using MockDatabricks.Server.Faults;
+using MockDatabricks.Server.Rest;
 using MockDatabricks.Server.ResultSets;
 using MockDatabricks.Server.State;
 using MockDatabricks.Server.Tls;
@@ -81,11 +82,13 @@ builder.Services.AddSingleton<ResultBuilder>();
 builder.Services.AddSingleton<CliService>();
 builder.Services.AddSingleton<ThriftEndpoint>();
 builder.Services.AddSingleton<CloudFetchEndpoint>();
+builder.Services.AddStatementExecutionApi();
 
 WebApplication app = builder.Build();
 app.MapGet("/health", () => Results.Json(new { status = "ok" }));
 app.MapPost("/sql/1.0/warehouses/{id}", (HttpContext context, ThriftEndpoint endpoint) => endpoint.HandleAsync(context));
 app.MapGet("/cloudfetch/{operation}/{file:int}", (HttpContext context, string operation, int file, CloudFetchEndpoint endpoint) => endpoint.HandleAsync(context, operation, file));
+StatementExecutionEndpoints.Map(app);
 AdminEndpoints.Map(app);
 
 await app.StartAsync();
