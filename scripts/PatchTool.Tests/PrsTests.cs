@@ -212,6 +212,20 @@ public class PrsTests
         Assert.Contains($"{FakeAdbc.Tag21} has no PR map", noMap.Stderr);
     }
 
+    [Fact]
+    public void Verify_WithoutATestProjectAboveTestOverlayDir_FailsBeforeAnyBranchIsMade()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        string baseCommit = Setup(fake);
+        NewHomeSeries.WriteBaseJson(fake, baseCommit, new() { ["testOverlayDir"] = "csharp/unit/Dbxmem" });
+
+        ToolResult verify = fake.Tool("prs", "-o", "out", "--verify");
+
+        Assert.Equal(4, verify.ExitCode);
+        Assert.Contains("no folder above \"testOverlayDir\": \"csharp/unit/Dbxmem\" holds one test project", verify.Stderr);
+        Assert.Equal("", fake.Git("branch", "--list", "dbxmem/*"));
+    }
+
     [UnixFact]
     public void Verify_BuildsAndTestsEachBranchWithUpstreamsTestCommand_CountsTheSeriesTests_AndPutsHeadBack()
     {

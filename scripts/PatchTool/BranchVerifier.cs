@@ -47,7 +47,7 @@ internal sealed class BranchVerifier
         fit = options.Fit;
         IEnumerable<string> defaults = UpstreamTestProperties.Where(d => options.Properties.All(p => !p.StartsWith(d[..(d.IndexOf('=') + 1)], StringComparison.OrdinalIgnoreCase)));
         build = new DriverBuild(context, checkout, driverProject, options.Properties.Concat(defaults));
-        context.Info($"  verifying with {Path.GetRelativePath(checkout.Root, driverProject).Replace('\\', '/')} and {Path.GetRelativePath(checkout.Root, testProject).Replace('\\', '/')}, filter {filter}");
+        context.Info($"Verifying each branch with {Path.GetRelativePath(checkout.Root, driverProject).Replace('\\', '/')} and {Path.GetRelativePath(checkout.Root, testProject).Replace('\\', '/')}, filter {filter}");
     }
 
     /// <summary>

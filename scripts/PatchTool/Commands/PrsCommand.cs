@@ -42,6 +42,9 @@ internal static class PrsCommand
 
         IReadOnlyList<PrDefinition> ordered = map.InDependencyOrder();
         RequireBranchesFree(checkout, ordered);
+        string outputFolder = context.FullPath(output);
+        // Before any branch is written: a base whose test project cannot be found fails here, not after.
+        BranchVerifier? verifier = verify ? new BranchVerifier(context, checkout, baseInfo, options, filter, outputFolder) : null;
         UpstreamStatusWarnings(context, series, ordered);
         context.Info($"Making {ordered.Count} PR branch(es) of {baseInfo.Tag} + series {series.Version} against {map.Target} ({baseInfo.Commit[..12]}), in dependency order:");
         List<Made> made = MakeCommits(checkout, series, map, ordered);
@@ -58,9 +61,8 @@ internal static class PrsCommand
             context.Info($"  {branch.Pr.Id,-24} {branch.Pr.Branch} = {branch.Commit[..12]} on {on}: {Carries(branch.Pr)}");
         }
 
-        string outputFolder = context.FullPath(output);
         Directory.CreateDirectory(outputFolder);
-        Dictionary<string, BranchCheck> checks = verify ? Verify(context, checkout, baseInfo, series, map, made, options, filter, outputFolder) : [];
+        Dictionary<string, BranchCheck> checks = verifier == null ? [] : Verify(context, checkout, baseInfo, series, map, made, verifier, filter);
         foreach (Made branch in made)
         {
             string file = Path.Combine(outputFolder, branch.Pr.Id + ".md");
@@ -157,11 +159,10 @@ internal static class PrsCommand
     /// commit detached) whatever happens.
     /// </summary>
     private static Dictionary<string, BranchCheck> Verify(
-        ToolContext context, AdbcCheckout checkout, BaseInfo baseInfo, SeriesDefinition series, PrMap map, List<Made> made, BuildOptions options, string filter, string outputFolder)
+        ToolContext context, AdbcCheckout checkout, BaseInfo baseInfo, SeriesDefinition series, PrMap map, List<Made> made, BranchVerifier verifier, string filter)
     {
         ProcessResult symbolic = checkout.Git.Run("symbolic-ref", "--quiet", "--short", "HEAD");
         string[] back = symbolic.Succeeded ? ["checkout", "--quiet", symbolic.Stdout.Trim()] : ["checkout", "--quiet", "--detach", baseInfo.Commit];
-        var verifier = new BranchVerifier(context, checkout, baseInfo, options, filter, outputFolder);
         var checks = new Dictionary<string, BranchCheck>(StringComparer.Ordinal);
         try
         {
