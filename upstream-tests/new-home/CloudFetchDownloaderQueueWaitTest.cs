@@ -23,6 +23,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using AdbcDrivers.Databricks.Reader.CloudFetch;
 using Xunit;
+using Xunit.Abstractions;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemCloudFetch;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemTestData;
 
@@ -44,6 +45,13 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
     {
         private const int Pipelines = 16;
 
+        private readonly ITestOutputHelper _output;
+
+        public CloudFetchDownloaderQueueWaitTest(ITestOutputHelper output)
+        {
+            _output = output;
+        }
+
         [Fact]
         public async Task GetNextDownloadedFileAsync_EmptyQueues_WaitsWithoutHoldingThreadsAndEndsWhenTheEndArrives()
         {
@@ -61,6 +69,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
                 // Act: each reader waits for a file while each download loop waits for a link
                 List<Task<IDownloadResult?>> reads = pipelines.Select(p => p.Downloader.GetNextDownloadedFileAsync(CancellationToken.None)).ToList();
                 int waiting = await SettledThreadPoolLoadAsync();
+                _output.WriteLine($"thread-pool load: {before} before, {waiting} with {Pipelines} readers and download loops waiting");
 
                 // Assert
                 Assert.True(waiting - before < Pipelines / 2, $"{Pipelines} waiting pipelines hold {waiting - before} thread-pool threads or work items");
@@ -100,6 +109,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
                 // Act
                 await WithinAsync(Task.WhenAll(next.Select(file => file.DownloadCompletedTask)), Liveness, "the downloads");
                 int waiting = await SettledThreadPoolLoadAsync();
+                _output.WriteLine($"thread-pool load: {before} before, {waiting} with {Pipelines} download loops waiting for room");
 
                 // Assert
                 Assert.True(waiting - before < Pipelines / 2, $"{Pipelines} download loops waiting for room hold {waiting - before} thread-pool threads or work items");

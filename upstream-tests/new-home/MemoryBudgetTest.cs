@@ -68,9 +68,11 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             // Act
             Task bNext = b.AcquireAsync(50, CancellationToken.None); // first in line
             Task cNext = c.AcquireAsync(15, CancellationToken.None); // fits after a 20-byte release, but b is ahead
+            bool newRequestWhileBWaits = a.TryAcquire(5); // fits the limit, but b is ahead
             a.Release(20);
 
             // Assert
+            Assert.False(newRequestWhileBWaits, "a new request overtook a waiter");
             Assert.False(bNext.IsCompleted);
             Assert.False(cNext.IsCompleted, "a later, smaller request overtook the one ahead of it");
             Assert.Equal(2, budget.Waiters);
