@@ -46,10 +46,11 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             DatabricksMemoryScope scope = lease.Scope;
             byte[] ipc = DbxmemArrowData.IpcStream(BatchCount, RowsPerBatch);
             byte[] file = Lz4Frame(ipc, IndependentBlocks4MiB());
-            using CloudFetchMemoryBufferManager memory = new CloudFetchMemoryBufferManager(200, scope.Budget);
-            using BlockingCollection<IDownloadResult> downloadQueue = Queue(4);
-            using BlockingCollection<IDownloadResult> resultQueue = Queue(4);
-            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, InMemoryFileServer.Serving(file), Configuration(scope, lz4: true));
+            ICloudFetchMemoryBufferManager memory = GrantingMemoryManager();
+            using BlockingCollection<IDownloadResult> downloadQueue = BoundedQueue(4);
+            using BlockingCollection<IDownloadResult> resultQueue = BoundedQueue(4);
+            InMemoryFileServer server = InMemoryFileServer.Serving(file);
+            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, server, ScopedConfiguration(scope));
             downloadQueue.Add(Link(0, BatchCount * RowsPerBatch, file.Length, memory));
             downloadQueue.Add(EndOfResultsGuard.Instance);
 
@@ -89,7 +90,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             await WithinAsync(downloader.StopAsync(), Liveness, "the stop");
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Equal(0, scope.ArrowBatchPool.InUseBytes);
-            Assert.Equal(0, memory.UsedMemory);
+            Assert.Equal(1, server.Requests);
         }
 
         [Fact]
@@ -100,10 +101,10 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             DatabricksMemoryScope scope = lease.Scope;
             byte[] file = Lz4Frame(DbxmemArrowData.IpcStream(1, 1000), IndependentBlocks4MiB());
             byte[] truncated = file.AsSpan(0, file.Length / 2).ToArray();
-            using CloudFetchMemoryBufferManager memory = new CloudFetchMemoryBufferManager(200, scope.Budget);
-            using BlockingCollection<IDownloadResult> downloadQueue = Queue(4);
-            using BlockingCollection<IDownloadResult> resultQueue = Queue(4);
-            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, InMemoryFileServer.Serving(truncated), Configuration(scope, lz4: true));
+            ICloudFetchMemoryBufferManager memory = GrantingMemoryManager();
+            using BlockingCollection<IDownloadResult> downloadQueue = BoundedQueue(4);
+            using BlockingCollection<IDownloadResult> resultQueue = BoundedQueue(4);
+            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, InMemoryFileServer.Serving(truncated), ScopedConfiguration(scope));
             downloadQueue.Add(Link(3, 1000, truncated.Length, memory));
             downloadQueue.Add(EndOfResultsGuard.Instance);
             await downloader.StartAsync(CancellationToken.None);
@@ -122,6 +123,14 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(0, scope.BufferPool.InUseBytes); // the failure gave the compressed file back
             result.Dispose();
             await WithinAsync(downloader.StopAsync(), Liveness, "the stop");
+        }
+
+        /// <summary>What the reader factory builds for a connection: the configuration bound to the connection's scope.</summary>
+        private static CloudFetchConfiguration ScopedConfiguration(DatabricksMemoryScope scope)
+        {
+            CloudFetchConfiguration config = Configuration(lz4: true);
+            config.MemoryScope = scope;
+            return config;
         }
     }
 }

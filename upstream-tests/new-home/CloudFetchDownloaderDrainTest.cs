@@ -48,10 +48,10 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             StalledBody body = new StalledBody(honoursCancellation: true);
-            using CloudFetchMemoryBufferManager memory = new CloudFetchMemoryBufferManager(200, scope.Budget);
-            using BlockingCollection<IDownloadResult> downloadQueue = Queue(4);
-            using BlockingCollection<IDownloadResult> resultQueue = Queue(4);
-            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, new InMemoryFileServer(_ => Ok(body, FileBytes)), Configuration(scope, lz4: true));
+            ICloudFetchMemoryBufferManager memory = GrantingMemoryManager();
+            using BlockingCollection<IDownloadResult> downloadQueue = BoundedQueue(4);
+            using BlockingCollection<IDownloadResult> resultQueue = BoundedQueue(4);
+            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, new InMemoryFileServer(_ => Ok(body, FileBytes)), ScopedConfiguration(scope));
             DownloadResult file = Link(0, 1000, FileBytes, memory);
             downloadQueue.Add(file);
             await downloader.StartAsync(CancellationToken.None);
@@ -74,10 +74,10 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             StalledBody body = new StalledBody(honoursCancellation: false);
-            using CloudFetchMemoryBufferManager memory = new CloudFetchMemoryBufferManager(200, scope.Budget);
-            using BlockingCollection<IDownloadResult> downloadQueue = Queue(4);
-            using BlockingCollection<IDownloadResult> resultQueue = Queue(4);
-            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, new InMemoryFileServer(_ => Ok(body, FileBytes)), Configuration(scope, lz4: true));
+            ICloudFetchMemoryBufferManager memory = GrantingMemoryManager();
+            using BlockingCollection<IDownloadResult> downloadQueue = BoundedQueue(4);
+            using BlockingCollection<IDownloadResult> resultQueue = BoundedQueue(4);
+            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, new InMemoryFileServer(_ => Ok(body, FileBytes)), ScopedConfiguration(scope));
             DownloadResult file = Link(0, 1000, FileBytes, memory);
             downloadQueue.Add(file);
             await downloader.StartAsync(CancellationToken.None);
@@ -104,12 +104,12 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             byte[] content = Lz4Frame(Compressible(FileBytes, seed: 21), IndependentBlocks4MiB());
-            using CloudFetchMemoryBufferManager memory = new CloudFetchMemoryBufferManager(200, scope.Budget);
-            using BlockingCollection<IDownloadResult> downloadQueue = Queue(4);
-            using BlockingCollection<IDownloadResult> resultQueue = Queue(1);
+            ICloudFetchMemoryBufferManager memory = GrantingMemoryManager();
+            using BlockingCollection<IDownloadResult> downloadQueue = BoundedQueue(4);
+            using BlockingCollection<IDownloadResult> resultQueue = BoundedQueue(1);
             DownloadResult unread = Link(0, 1000, 1, memory);
             resultQueue.Add(unread);
-            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, InMemoryFileServer.Serving(content), Configuration(scope, lz4: true));
+            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, InMemoryFileServer.Serving(content), ScopedConfiguration(scope));
             DownloadResult file = Link(1, 1000, content.Length, memory);
             downloadQueue.Add(file);
             await downloader.StartAsync(CancellationToken.None);
@@ -124,6 +124,14 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Throws<ObjectDisposedException>(() => file.DataStream);
             unread.Dispose();
+        }
+
+        /// <summary>What the reader factory builds for a connection: the configuration bound to the connection's scope.</summary>
+        private static CloudFetchConfiguration ScopedConfiguration(DatabricksMemoryScope scope)
+        {
+            CloudFetchConfiguration config = Configuration(lz4: true);
+            config.MemoryScope = scope;
+            return config;
         }
     }
 }

@@ -56,9 +56,8 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         public async Task GetNextDownloadedFileAsync_EmptyQueues_WaitsWithoutHoldingThreadsAndEndsWhenTheEndArrives()
         {
             // Arrange
-            using DatabricksMemoryLease lease = CreateScope();
             int before = await SettledThreadPoolLoadAsync();
-            List<Pipeline> pipelines = Enumerable.Range(0, Pipelines).Select(_ => new Pipeline(lease.Scope, resultCapacity: 4, InMemoryFileServer.Serving(Array.Empty<byte>()))).ToList();
+            List<Pipeline> pipelines = Enumerable.Range(0, Pipelines).Select(_ => new Pipeline(resultCapacity: 4, InMemoryFileServer.Serving(Array.Empty<byte>()))).ToList();
             try
             {
                 foreach (Pipeline pipeline in pipelines)
@@ -91,10 +90,9 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         public async Task DownloadLoop_FullResultQueue_WaitsForRoomWithoutHoldingThreadsAndGoesOnWhenARead()
         {
             // Arrange: every reader has one file it has not read; the next one is downloaded and waits for room
-            using DatabricksMemoryLease lease = CreateScope();
             byte[] body = DbxmemArrowData.IpcStream(1, 10);
             int before = await SettledThreadPoolLoadAsync();
-            List<Pipeline> pipelines = Enumerable.Range(0, Pipelines).Select(_ => new Pipeline(lease.Scope, resultCapacity: 1, InMemoryFileServer.Serving(body))).ToList();
+            List<Pipeline> pipelines = Enumerable.Range(0, Pipelines).Select(_ => new Pipeline(resultCapacity: 1, InMemoryFileServer.Serving(body))).ToList();
             try
             {
                 List<DownloadResult> unread = new List<DownloadResult>();
@@ -148,18 +146,17 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             return least;
         }
 
-        /// <summary>One reader's downloader with its queues, on the shared scope (plain, uncompressed files).</summary>
+        /// <summary>One reader's downloader with its queues (plain, uncompressed files).</summary>
         private sealed class Pipeline
         {
-            private readonly CloudFetchMemoryBufferManager _memory;
+            private readonly ICloudFetchMemoryBufferManager _memory = GrantingMemoryManager();
             private readonly BlockingCollection<IDownloadResult> _resultQueue;
 
-            public Pipeline(DatabricksMemoryScope scope, int resultCapacity, InMemoryFileServer server)
+            public Pipeline(int resultCapacity, InMemoryFileServer server)
             {
-                _memory = new CloudFetchMemoryBufferManager(200, scope.Budget);
-                DownloadQueue = Queue(4);
-                _resultQueue = Queue(resultCapacity);
-                Downloader = DbxmemCloudFetch.Downloader(DownloadQueue, _resultQueue, _memory, server, Configuration(scope, lz4: false));
+                DownloadQueue = BoundedQueue(4);
+                _resultQueue = BoundedQueue(resultCapacity);
+                Downloader = DbxmemCloudFetch.Downloader(DownloadQueue, _resultQueue, _memory, server, Configuration(lz4: false));
             }
 
             public BlockingCollection<IDownloadResult> DownloadQueue { get; }
@@ -178,7 +175,6 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
                 await Downloader.StopAsync().ConfigureAwait(false);
                 DownloadQueue.Dispose();
                 _resultQueue.Dispose();
-                _memory.Dispose();
             }
         }
     }

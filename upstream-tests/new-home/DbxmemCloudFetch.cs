@@ -16,6 +16,7 @@
 
 using System;
 using System.Collections.Concurrent;
+using System.Collections.Generic;
 using System.IO;
 using System.Net;
 using System.Net.Http;
@@ -29,8 +30,8 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
 {
     /// <summary>
     /// The CloudFetch pieces the wired-in tests build the driver's real downloader and reader from: a statement for
-    /// tracing, a configuration bound to a scope, links, queues, and an HTTP handler that serves bodies from memory
-    /// (nothing leaves the process).
+    /// tracing, a configuration, links, queues, and an HTTP handler that serves bodies from memory (nothing leaves the
+    /// process). Only upstream's API here, so that a test of one patch compiles on that patch's own branch.
     /// </summary>
     internal static class DbxmemCloudFetch
     {
@@ -46,14 +47,13 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         }
 
         /// <summary>
-        /// What the reader factory builds for a connection: the scope's memory, one download at a time, and a single
-        /// attempt per file (a failure must not retry for minutes in a test).
+        /// One download at a time and a single attempt per file (a failure must not retry for minutes in a test). The
+        /// scope-bound tests set its <c>MemoryScope</c> to the scope they watch, as the reader factory does.
         /// </summary>
-        public static CloudFetchConfiguration Configuration(DatabricksMemoryScope scope, bool lz4) => new CloudFetchConfiguration
+        public static CloudFetchConfiguration Configuration(bool lz4) => new CloudFetchConfiguration
         {
             Schema = DbxmemArrowData.Schema,
             IsLz4Compressed = lz4,
-            MemoryScope = scope,
             ParallelDownloads = 1,
             PrefetchCount = 1,
             MaxRetries = 1,
@@ -61,11 +61,30 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             RetryDelayMs = 10,
         };
 
+        /// <summary>A memory manager that grants every file at once, as upstream's downloader tests set theirs up.</summary>
+        public static ICloudFetchMemoryBufferManager GrantingMemoryManager()
+        {
+            Mock<ICloudFetchMemoryBufferManager> manager = new Mock<ICloudFetchMemoryBufferManager>();
+            manager.Setup(m => m.TryAcquireMemory(It.IsAny<long>())).Returns(true);
+            manager.Setup(m => m.AcquireMemoryAsync(It.IsAny<long>(), It.IsAny<CancellationToken>())).Returns(Task.CompletedTask);
+            return manager.Object;
+        }
+
         /// <summary>A link to one file, valid for an hour (so no refresh is attempted).</summary>
         public static DownloadResult Link(int chunk, long rows, long bytes, ICloudFetchMemoryBufferManager memoryManager) =>
             new DownloadResult(chunk, $"https://cloudfetch.invalid/chunk{chunk}", chunk * 1_000_000L, rows, bytes, DateTime.UtcNow.AddHours(1), memoryManager);
 
-        public static BlockingCollection<IDownloadResult> Queue(int capacity) =>
+        /// <summary>A download manager that hands the reader <paramref name="files"/> in order, then the end of results.</summary>
+        public static ICloudFetchDownloadManager Manager(Queue<IDownloadResult> files)
+        {
+            Mock<ICloudFetchDownloadManager> manager = new Mock<ICloudFetchDownloadManager>();
+            manager.Setup(m => m.GetNextDownloadedFileAsync(It.IsAny<CancellationToken>()))
+                .Returns(() => Task.FromResult<IDownloadResult?>(files.Count > 0 ? files.Dequeue() : null));
+            manager.Setup(m => m.GetChunkMetrics()).Returns(new ChunkMetrics());
+            return manager.Object;
+        }
+
+        public static BlockingCollection<IDownloadResult> BoundedQueue(int capacity) =>
             new BlockingCollection<IDownloadResult>(new ConcurrentQueue<IDownloadResult>(), capacity);
 
         public static CloudFetchDownloader Downloader(
