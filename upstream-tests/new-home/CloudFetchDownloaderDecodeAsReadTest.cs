@@ -25,6 +25,7 @@ using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using Xunit;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemCloudFetch;
+using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemTestData;
 
 namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem

@@ -22,6 +22,7 @@ using System.Threading.Tasks;
 using AdbcDrivers.Databricks.Reader.CloudFetch;
 using Xunit;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemCloudFetch;
+using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemTestData;
 
 namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem

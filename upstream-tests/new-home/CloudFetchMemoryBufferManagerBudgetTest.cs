@@ -18,6 +18,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using AdbcDrivers.Databricks.Reader.CloudFetch;
 using Xunit;
+using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemTestData;
 
 namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem

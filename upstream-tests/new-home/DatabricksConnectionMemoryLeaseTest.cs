@@ -17,6 +17,7 @@
 using System.Collections.Generic;
 using AdbcDrivers.HiveServer2.Spark;
 using Xunit;
+using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemTestData;
 
 namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem

@@ -18,6 +18,7 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using Xunit;
+using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemTestData;
 
 namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem

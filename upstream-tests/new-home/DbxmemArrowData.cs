@@ -16,7 +16,6 @@
 
 using System;
 using System.IO;
-using System.Runtime.InteropServices;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using Apache.Arrow.Memory;
@@ -104,18 +103,6 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
                 Assert.Equal(IdOf(batchNumber, row), ids.GetValue(row));
                 Assert.Equal(LabelOf(batchNumber, row), labels.GetString(row));
             }
-        }
-
-        /// <summary>
-        /// The pooled array behind the batch's id values, through the overlay's accessor for tests: a batch body never
-        /// hands out its array (<c>MemoryMarshal.TryGetArray</c> says no). Fails for a body that is not a live pooled one.
-        /// </summary>
-        public static byte[] BodyArrayOf(RecordBatch batch)
-        {
-            ReadOnlyMemory<byte> values = batch.Column(0).Data.Buffers[1].Memory;
-            Assert.False(MemoryMarshal.TryGetArray(values, out ArraySegment<byte> _), "a batch body must not hand out its pooled array");
-            Assert.True(ScopedArrowAllocator.TryGetBodyArray(values, out byte[]? array), "the batch body is not a live pooled body");
-            return array!;
         }
     }
 }

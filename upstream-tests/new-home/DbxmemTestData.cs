@@ -25,8 +25,9 @@ using Xunit;
 namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
 {
     /// <summary>
-    /// Deterministic bytes, LZ4 frames made by K4os (the encoder the test project already references) and scopes, shared
-    /// by the memory-scope tests: every expected value follows from a seed, never from the code under test.
+    /// Deterministic bytes and LZ4 frames made by K4os (the encoder the test project already references), shared by the
+    /// series' tests: every expected value follows from a seed, never from the code under test. Nothing here needs the
+    /// memory scope (<see cref="DbxmemScopeData"/> has what does), so the tests of the fixes that come before it can use it.
     /// </summary>
     internal static class DbxmemTestData
     {
@@ -175,26 +176,6 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             }
 
             return (starts, stored);
-        }
-
-        /// <summary>Creates a scope from name/value pairs, as the driver does from connection properties.</summary>
-        public static DatabricksMemoryLease CreateScope(params (string Key, string Value)[] properties)
-        {
-            Dictionary<string, string> dictionary = new Dictionary<string, string>();
-            foreach ((string key, string value) in properties)
-            {
-                dictionary[key] = value;
-            }
-
-            return DatabricksMemoryScope.Create(dictionary);
-        }
-
-        /// <summary>The bytes as a download leaves them: in an array rented from <paramref name="pool"/>.</summary>
-        public static PooledBuffer Download(Lz4BufferPool pool, byte[] compressed)
-        {
-            PooledArray rental = pool.Rent(Math.Max(compressed.Length, 1));
-            Buffer.BlockCopy(compressed, 0, rental.Array, 0, compressed.Length);
-            return new PooledBuffer(rental, compressed.Length);
         }
 
         /// <summary>Every byte of <paramref name="stream"/>, read <paramref name="readSize"/> bytes at a time.</summary>

@@ -21,6 +21,7 @@ using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using K4os.Compression.LZ4.Streams;
 using Xunit;
+using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemTestData;
 
 namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem

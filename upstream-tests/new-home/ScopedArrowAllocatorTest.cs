@@ -23,6 +23,7 @@ using Apache.Arrow.Ipc;
 using Apache.Arrow.Memory;
 using Xunit;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemArrowData;
+using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemTestData;
 
 namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem

@@ -19,6 +19,7 @@ using System.Net.Http;
 using AdbcDrivers.Databricks.StatementExecution;
 using AdbcDrivers.HiveServer2.Spark;
 using Xunit;
+using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemTestData;
 
 namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
