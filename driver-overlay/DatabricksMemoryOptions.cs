@@ -41,11 +41,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public const string BudgetMbKey = "adbc.databricks.memory.budget_mb";
 
         /// <summary>
-        /// 96 MiB: about twice what one query holds at the driver's default CloudFetch settings (3 downloads, 4 queued
-        /// results and the file being read: 7 files), so a single query never waits, while many queries on one database
-        /// share twice one query's memory instead of each taking their own.
+        /// 48 MiB. What a budget costs is prefetch: on the 1 GB verify result (55 files of 8.5 MB compressed), one query
+        /// whose downloads are network-bound (the mock sending each file at 16 MiB/s) took 9.7 s with 48 or 96 MiB, as stock
+        /// does (9.9 s), but 9.8-11.1 s with 32 and 14.2-14.6 s with 24 (one download in flight beside the file being
+        /// read); over loopback, where prefetch buys nothing, its peak working set was 124-128 MB with 96, 116 with 48, 100
+        /// with 32 and 92 with 24 (stock: 326-341 MB). 48 keeps one query's speed; a host that prefers memory to
+        /// prefetch sets less.
         /// </summary>
-        public const int DefaultBudgetMb = 96;
+        public const int DefaultBudgetMb = 48;
 
         /// <summary>
         /// Free bytes the LZ4 buffer pool may keep for reuse. Default: the budget (<see cref="BudgetMbKey"/>). What the

@@ -1,6 +1,7 @@
 using System;
 using System.Buffers.Binary;
 using System.Collections.Generic;
+using System.Linq;
 using Lz4Reference;
 using MockDatabricks.Protocol.Data;
 
@@ -31,6 +32,9 @@ namespace Lz4Benchmarks
 
         /// <summary>The frame's blocks (stored flag, bytes), for the block-codec floors.</summary>
         public IReadOnlyList<(bool Stored, ArraySegment<byte> Bytes)> Blocks { get; }
+
+        /// <summary>Output bytes that come from stored (incompressible, not LZ4-coded) blocks: copied, never decoded.</summary>
+        public long StoredBytes => Blocks.Where(block => block.Stored).Sum(block => (long)block.Bytes.Count);
 
         public static BenchmarkInput Create(string framing)
         {

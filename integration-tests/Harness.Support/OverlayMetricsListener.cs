@@ -16,6 +16,9 @@ namespace Harness.Support
     {
         private readonly MeterListener _listener = new MeterListener();
         private readonly ConcurrentDictionary<(string Instrument, int Scope, string Pool), long> _sums = new();
+        private readonly ConcurrentDictionary<(string Instrument, int Scope, string Pool), long> _peaks = new();
+        private readonly ConcurrentDictionary<(string Instrument, int Scope), double> _doubleSums = new();
+        private readonly object _peakGate = new object();
 
         public OverlayMetricsListener()
         {
@@ -27,6 +30,8 @@ namespace Harness.Support
                 }
             };
             _listener.SetMeasurementEventCallback<long>(OnMeasurement);
+            _listener.SetMeasurementEventCallback<double>((instrument, value, tags, state) =>
+                _doubleSums.AddOrUpdate((instrument.Name, ScopeOf(tags)), value, (_, sum) => sum + value));
             _listener.Start();
         }
 
@@ -37,6 +42,28 @@ namespace Harness.Support
         public long Sum(string instrument, int? scope = null, string? pool = null) =>
             _sums.Where(p => p.Key.Instrument == instrument && (scope == null || p.Key.Scope == scope) && (pool == null || p.Key.Pool == pool))
                  .Sum(p => p.Value);
+
+        /// <summary>
+        /// The highest value an up-down counter (in use, the budget's in use and waiters) reached, per scope and pool,
+        /// added over the given scope(s) and pool(s).
+        /// </summary>
+        public long Peak(string instrument, int? scope = null, string? pool = null) =>
+            _peaks.Where(p => p.Key.Instrument == instrument && (scope == null || p.Key.Scope == scope) && (pool == null || p.Key.Pool == pool))
+                  .Sum(p => p.Value);
+
+        /// <summary>The sum of a double instrument (the budget's wait time, seconds) over the given scope(s).</summary>
+        public double SumSeconds(string instrument, int? scope = null) =>
+            _doubleSums.Where(p => p.Key.Instrument == instrument && (scope == null || p.Key.Scope == scope)).Sum(p => p.Value);
+
+        /// <summary>The database budget's figures, for reports: its limit, its peak in use, the peak number of waiting readers, waits and wait time.</summary>
+        public Dictionary<string, object?> BudgetSnapshot() => new Dictionary<string, object?>
+        {
+            ["limitBytes"] = Peak(MetricNames.BudgetLimit),
+            ["peakInUseBytes"] = Peak(MetricNames.BudgetInUse),
+            ["peakWaiters"] = Peak(MetricNames.BudgetWaiters),
+            ["waits"] = Sum(MetricNames.BudgetWaits),
+            ["waitSeconds"] = SumSeconds(MetricNames.BudgetWaitTime),
+        };
 
         public long InUseBytes(int? scope = null) => Sum(MetricNames.InUse, scope);
 
@@ -53,21 +80,43 @@ namespace Harness.Support
 
         private void OnMeasurement(Instrument instrument, long value, ReadOnlySpan<KeyValuePair<string, object?>> tags, object? state)
         {
-            int scope = 0;
+            int scope = ScopeOf(tags);
             string pool = string.Empty;
             foreach (KeyValuePair<string, object?> tag in tags)
             {
-                if (tag.Key == MetricNames.ScopeTag && tag.Value is int id)
-                {
-                    scope = id;
-                }
-                else if (tag.Key == MetricNames.PoolTag && tag.Value is string name)
+                if (tag.Key == MetricNames.PoolTag && tag.Value is string name)
                 {
                     pool = name;
                 }
             }
 
-            _sums.AddOrUpdate((instrument.Name, scope, pool), value, (_, sum) => sum + value);
+            var key = (instrument.Name, scope, pool);
+            if (instrument is UpDownCounter<long>)
+            {
+                // The running value and its peak move together, so a peak is never read from a half-applied update.
+                lock (_peakGate)
+                {
+                    long now = _sums.AddOrUpdate(key, value, (_, sum) => sum + value);
+                    _peaks.AddOrUpdate(key, Math.Max(now, 0), (_, peak) => Math.Max(peak, now));
+                }
+            }
+            else
+            {
+                _sums.AddOrUpdate(key, value, (_, sum) => sum + value);
+            }
+        }
+
+        private static int ScopeOf(ReadOnlySpan<KeyValuePair<string, object?>> tags)
+        {
+            foreach (KeyValuePair<string, object?> tag in tags)
+            {
+                if (tag.Key == MetricNames.ScopeTag && tag.Value is int id)
+                {
+                    return id;
+                }
+            }
+
+            return 0;
         }
     }
 }

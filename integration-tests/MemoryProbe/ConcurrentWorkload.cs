@@ -1,4 +1,6 @@
 using System.Runtime.CompilerServices;
+using MockDatabricks.Protocol.Admin;
+using MockDatabricks.Testing;
 
 namespace MemoryProbe
 {
@@ -16,23 +18,28 @@ namespace MemoryProbe
 
         public long ExpectedRows => options.Rows * options.Queries;
 
-        public Task<WorkloadRun> RunAsync(OverlayMetricsListener overlay)
+        public async Task<WorkloadRun> RunAsync(OverlayMetricsListener overlay)
         {
-            WorkloadQuery[] queries = RunAll();
+            string tag = "probe-concurrent-" + Guid.NewGuid().ToString("N");
+            WorkloadQuery[] queries = RunAll(tag);
             (long rows, long values, List<string> errors) = WorkloadQuery.Totals(queries);
+            using var admin = new AdminClient(options.MockUrl);
+            List<JournalEntry> downloads = await admin.JournalAsync(tag: tag, kind: "download").ConfigureAwait(false);
             var details = new Dictionary<string, object?>
             {
                 ["queries"] = options.Queries,
                 ["databases"] = options.Databases,
+                // The largest file a reader downloaded: the most a reader that held nothing could take over the budget.
+                ["largestFileBytes"] = downloads.Count == 0 ? null : downloads.Max(d => d.Transfer?.BytesTotal ?? 0),
                 ["perQuery"] = queries.Select(q => new { seed = q.Seed, rows = q.Rows, seconds = q.Seconds, errors = q.Errors.Count }),
             };
             string summary = $"{options.Queries} quer{(options.Queries == 1 ? "y" : "ies")} at once on {options.Databases} database(s), " +
                 $"slowest {queries.Max(q => q.Seconds):F2} s";
-            return Task.FromResult(new WorkloadRun(rows, values, errors, details, summary));
+            return new WorkloadRun(rows, values, errors, details, summary);
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        private WorkloadQuery[] RunAll()
+        private WorkloadQuery[] RunAll(string tag)
         {
             var databases = new List<AdbcDatabase>();
             try
@@ -47,7 +54,7 @@ namespace MemoryProbe
                 Thread[] threads = Enumerable.Range(0, options.Queries).Select(q => new Thread(() =>
                 {
                     start.SignalAndWait();
-                    queries[q] = WorkloadQuery.Run(databases[q % databases.Count], options, HostWorkload.SeedOf(options, q));
+                    queries[q] = WorkloadQuery.Run(databases[q % databases.Count], options, HostWorkload.SeedOf(options, q), "tag=" + tag);
                 })
                 { Name = $"query {q}" }).ToArray();
                 foreach (Thread thread in threads)

@@ -127,6 +127,7 @@ namespace MemoryProbe
                     ["inUseBytes"] = overlay.InUseBytes(),
                     ["retainedBytes"] = overlay.RetainedBytes(),
                     ["all"] = overlay.Snapshot(),
+                    ["budget"] = overlay.BudgetSnapshot(),
                 },
                 [options.Workload] = run.Details,
                 ["timeline"] = sampler.Samples.Select(s => new { t = s.T, gcHeapBytes = s.GcHeapBytes, workingSetBytes = s.WorkingSetBytes }),

@@ -84,7 +84,7 @@ namespace MemoryProbe
         /// <summary>Partial read: how long the application keeps the reader after its first batch before disposing it.</summary>
         public int HoldMilliseconds { get; private set; } = 1000;
 
-        /// <summary>Partial read: the mock sends each file at this rate (bytes/s, 0: as fast as it can), as a real network would.</summary>
+        /// <summary>The mock sends each file at this rate (bytes/s, 0: as fast as it can), as a real network would (partial read, full read).</summary>
         public long DownloadBytesPerSecond { get; private set; }
 
         /// <summary>Sequential: seconds the process stays idle after the last query, with the database still open.</summary>

@@ -179,6 +179,12 @@ namespace MemoryProbe
                     },
                     ["retainedBytes"] = overlay.RetainedBytes(),
                     ["all"] = overlay.Snapshot(),
+                    ["budget"] = overlay.BudgetSnapshot(),
+                    ["peakInUseBytesByPool"] = overlay.Scopes.Count == 0 ? null : new Dictionary<string, long>
+                    {
+                        [MetricNames.Lz4BuffersPool] = overlay.Peak(MetricNames.InUse, pool: MetricNames.Lz4BuffersPool),
+                        [MetricNames.ArrowBatchesPool] = overlay.Peak(MetricNames.InUse, pool: MetricNames.ArrowBatchesPool),
+                    },
                 },
                 ["gc"] = new Dictionary<string, object?>
                 {
@@ -217,7 +223,10 @@ namespace MemoryProbe
                 keepDatabase.Value = database; // disposed by the using, still referenced through the box
                 using AdbcConnection connection = database.Connect(null);
                 using AdbcStatement statement = connection.CreateStatement();
-                statement.SqlQuery = options.Statement(rows);
+                // With --download-bps the mock sends each file at that rate, as a real network would (the data is the same).
+                statement.SqlQuery = options.DownloadBytesPerSecond > 0
+                    ? ProbeOptions.Statement(rows, options.Seed, $"faults='throttle bps={options.DownloadBytesPerSecond} times=always'")
+                    : options.Statement(rows);
                 QueryResult result = statement.ExecuteQuery();
                 using (result.Stream)
                 {

@@ -9,11 +9,12 @@ namespace MemoryProbe
     {
         /// <summary>
         /// Runs the probe's statement for <paramref name="seed"/> on a connection of its own from <paramref name="database"/>
+        /// (with <paramref name="extra"/> options that leave the data as it is, e.g. a journal tag)
         /// and checks every <c>SampleEvery</c>-th row against the generator (all of them when it is 1); the connection is
         /// disposed before this returns. A driver exception becomes an error of the query, not of the probe.
         /// </summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
-        public static WorkloadQuery Run(AdbcDatabase database, ProbeOptions options, int seed)
+        public static WorkloadQuery Run(AdbcDatabase database, ProbeOptions options, int seed, string? extra = null)
         {
             var verifier = new ResultVerifier(new DatasetSpec { Rows = options.Rows, Seed = seed }, options.SampleEvery);
             var clock = Stopwatch.StartNew();
@@ -22,7 +23,7 @@ namespace MemoryProbe
             {
                 using AdbcConnection connection = database.Connect(null);
                 using AdbcStatement statement = connection.CreateStatement();
-                statement.SqlQuery = ProbeOptions.Statement(options.Rows, seed);
+                statement.SqlQuery = ProbeOptions.Statement(options.Rows, seed, extra);
                 QueryResult result = statement.ExecuteQuery();
                 using (result.Stream)
                 {

@@ -72,6 +72,7 @@ public class UsageTests
     [InlineData(new[] { "pack", "--output" }, "Required argument missing for option: '--output'", "run `scripts/patch pack --help`")]
     [InlineData(new[] { "publish" }, "Option '--output' is required", "run `scripts/patch publish --help`")]
     [InlineData(new[] { "pack", "-p", "NuGetAudit" }, "--property 'NuGetAudit' is not NAME=VALUE", "e.g. -p TargetFrameworks=net8.0")]
+    [InlineData(new[] { "prs", "--verify" }, "Option '--output' is required", "run `scripts/patch prs --help`")]
     public void BadArguments_AreUsageErrors_WithAHint(string[] args, string error, string hint)
     {
         using var stderr = new StringWriter();
@@ -90,6 +91,7 @@ public class UsageTests
     [InlineData("export", "--check")]
     [InlineData("publish", "--allow-unpatched")]
     [InlineData("pack", "--version-suffix <SUFFIX>")]
+    [InlineData("prs", "--filter <TEST_FILTER>")]
     public void EveryCommandHasHelp(string command, string mentions)
     {
         using var stdout = new StringWriter();
@@ -109,7 +111,7 @@ public class UsageTests
         int exit = Program.Run([], stdout, new StringWriter());
 
         Assert.Equal(0, exit);
-        foreach (string command in new[] { "bases", "apply", "check", "export", "publish", "pack" })
+        foreach (string command in new[] { "bases", "apply", "check", "export", "publish", "pack", "prs" })
         {
             Assert.Contains("  " + command + " ", stdout.ToString());
         }

@@ -118,12 +118,12 @@ internal sealed class AdbcCheckout
 
     /// <summary>
     /// Uncommitted changes as "XY path" lines (git status --porcelain): every change to tracked files, and untracked
-    /// files only below <paramref name="untrackedScope"/> (the driver folder, where apply writes; stray files elsewhere
-    /// cannot interfere). Ignored files (build outputs) never count.
+    /// files only below <paramref name="untrackedScopes"/> (the driver folder and the test overlay folder, where apply
+    /// writes; stray files elsewhere cannot interfere). Ignored files (build outputs) never count.
     /// </summary>
-    public IReadOnlyList<string> UncommittedChanges(string? untrackedScope) => Git.Run("status", "--porcelain", "--untracked-files=all").Stdout
+    public IReadOnlyList<string> UncommittedChanges(params string?[]? untrackedScopes) => Git.Run("status", "--porcelain", "--untracked-files=all").Stdout
         .Split('\n', StringSplitOptions.RemoveEmptyEntries)
-        .Where(l => !l.StartsWith("??", StringComparison.Ordinal) || (untrackedScope != null && l[3..].StartsWith(untrackedScope + "/", StringComparison.Ordinal)))
+        .Where(l => !l.StartsWith("??", StringComparison.Ordinal) || (untrackedScopes ?? []).Any(scope => scope != null && l[3..].StartsWith(scope + "/", StringComparison.Ordinal)))
         .ToList();
 
     /// <summary>
@@ -179,8 +179,8 @@ internal sealed class AdbcCheckout
         }
     }
 
-    /// <summary>Puts the checkout back at <paramref name="commit"/>: any am aborted, the overlay folder's leftovers gone, no provenance.</summary>
-    public void ResetTo(string commit, string overlayDir)
+    /// <summary>Puts the checkout back at <paramref name="commit"/>: any am aborted, the overlay folders' leftovers gone, no provenance.</summary>
+    public void ResetTo(string commit, IEnumerable<string> overlayFolders)
     {
         if (AmInProgress)
         {
@@ -188,7 +188,7 @@ internal sealed class AdbcCheckout
         }
 
         Git.Run("reset", "--hard", "--quiet", commit);
-        Git.Run("clean", "-fdq", "--", overlayDir);
+        Git.Run(["clean", "-fdq", "--", .. overlayFolders]);
         DeleteProvenance();
     }
 

@@ -31,6 +31,21 @@ internal sealed class BaseInfo
     /// </summary>
     public List<string> OverlayExclude { get; set; } = [];
 
+    /// <summary>
+    /// A text file below patches/ holding the C# block comment that replaces the leading block comment (the ASF header)
+    /// of every file apply copies in: the new home's own license header (its CODING_GUIDELINES.md section 5).
+    /// </summary>
+    public string? OverlayHeader { get; set; }
+
+    /// <summary>
+    /// A folder of this repository (relative to the folder that holds patches/) whose *.cs files are the series' tests in
+    /// upstream's test project; apply copies them into <see cref="TestOverlayDir"/> in the overlay commit.
+    /// </summary>
+    public string? TestOverlay { get; set; }
+
+    /// <summary>Where in the checkout the test overlay goes (inside upstream's test project, so its `dotnet test` runs them).</summary>
+    public string? TestOverlayDir { get; set; }
+
     public string? Notes { get; set; }
 
     [JsonIgnore]
@@ -38,6 +53,10 @@ internal sealed class BaseInfo
 
     [JsonIgnore]
     public string Namespace => string.IsNullOrWhiteSpace(DriverNamespace) ? OverlayNamespace : DriverNamespace;
+
+    /// <summary>The checkout folders the overlay commit writes (the overlay, and the test overlay when set): export leaves them out.</summary>
+    [JsonIgnore]
+    public IReadOnlyList<string> OverlayFolders => TestOverlayDir == null ? [OverlayDir] : [OverlayDir, TestOverlayDir];
 
     [JsonIgnore]
     public string RepositoryName => string.IsNullOrWhiteSpace(Repository) ? "apache/arrow-adbc" : Repository;
@@ -70,13 +89,31 @@ internal sealed class BaseInfo
             throw Invalid(file, $"has \"commit\": \"{info.Commit}\"; it must be the full 40-hex commit id (git rev-parse {info.Tag}^{{commit}})");
         }
 
-        foreach ((string field, string value) in new[] { ("driverDir", info.DriverDir), ("overlayDir", info.OverlayDir), ("driverProject", info.DriverProject) }
-            .Concat(info.Submodules.ConvertAll(s => ("submodules", s))))
+        foreach ((string field, string? value) in new[] { ("driverDir", info.DriverDir), ("overlayDir", info.OverlayDir), ("driverProject", info.DriverProject), ("testOverlayDir", info.TestOverlayDir) }
+            .Concat(info.Submodules.ConvertAll(s => ("submodules", (string?)s))).Where(f => f.Item2 != null))
         {
-            if (value.Length == 0 || value.StartsWith('/') || value.EndsWith('/') || value.Contains('\\') || value.Contains("..") || value.Contains(':'))
+            if (!IsRelativePath(value!))
             {
                 throw Invalid(file, $"has \"{field}\": \"{value}\"; it must be a path relative to the checkout root, with forward slashes and no trailing slash");
             }
+        }
+
+        foreach ((string field, string? value, string root) in new[] { ("overlayHeader", info.OverlayHeader, "the patches folder"), ("testOverlay", info.TestOverlay, "the repository root (the folder holding patches/)") })
+        {
+            if (value != null && !IsRelativePath(value))
+            {
+                throw Invalid(file, $"has \"{field}\": \"{value}\"; it must be a path relative to {root}, with forward slashes and no trailing slash");
+            }
+        }
+
+        if ((info.TestOverlay == null) != (info.TestOverlayDir == null))
+        {
+            throw Invalid(file, "has only one of \"testOverlay\" and \"testOverlayDir\"; the test overlay needs both (the folder here and where it goes in the checkout)");
+        }
+
+        if (info.TestOverlayDir != null && (Inside(info.TestOverlayDir, info.OverlayDir) || Inside(info.OverlayDir, info.TestOverlayDir)))
+        {
+            throw Invalid(file, $"has \"testOverlayDir\": \"{info.TestOverlayDir}\" overlapping \"overlayDir\": \"{info.OverlayDir}\"; they must be separate folders");
         }
 
         if (!info.DriverProject.EndsWith(".csproj", StringComparison.Ordinal))
@@ -91,6 +128,11 @@ internal sealed class BaseInfo
 
         return info;
     }
+
+    private static bool IsRelativePath(string value) =>
+        value.Length > 0 && !value.StartsWith('/') && !value.EndsWith('/') && !value.Contains('\\') && !value.Contains("..") && !value.Contains(':');
+
+    private static bool Inside(string path, string folder) => path == folder || path.StartsWith(folder + "/", StringComparison.Ordinal);
 
     private static ToolException Invalid(string file, string what) => new(ExitCodes.InvalidSeries, $"{file} {what}.", "fix base.json; patches/README.md describes its fields");
 }

@@ -31,7 +31,10 @@ internal sealed class DriverBuild(ToolContext context, AdbcCheckout checkout, st
 
     private string Relative(string path) => Path.GetRelativePath(checkout.Root, path).Replace('\\', '/');
 
-    public ProcessResult Dotnet(params IEnumerable<string> arguments)
+    public ProcessResult Dotnet(params IEnumerable<string> arguments) => Dotnet(arguments, null);
+
+    /// <summary>Runs the dotnet CLI in the checkout; <paramref name="extraEnvironment"/> adds variables for this run only.</summary>
+    public ProcessResult Dotnet(IEnumerable<string> arguments, IReadOnlyDictionary<string, string?>? extraEnvironment)
     {
         dotnet ??= ProcessRunner.Find("dotnet", context.Variable("PATH")) ?? ProcessRunner.Find("dotnet", context.Variable("DOTNET_ROOT")) ?? throw new ToolException(
             ExitCodes.Environment,
@@ -44,6 +47,11 @@ internal sealed class DriverBuild(ToolContext context, AdbcCheckout checkout, st
             ["DOTNET_NOLOGO"] = "1",
             ["MSBUILDTERMINALLOGGER"] = "off",
         });
+        foreach ((string name, string? value) in extraEnvironment ?? new Dictionary<string, string?>())
+        {
+            environment[name] = value;
+        }
+
         return ProcessRunner.Run(dotnet, arguments, checkout.Root, environment);
     }
 
@@ -187,6 +195,25 @@ internal sealed class DriverBuild(ToolContext context, AdbcCheckout checkout, st
             throw Failed("publish", project, publish, BuildHint(publish));
         }
     }
+
+    /// <summary>dotnet build of one project (the driver, or upstream's test project for `prs --verify`) with the build's properties.</summary>
+    public void Build(string path)
+    {
+        ProcessResult build = Dotnet(["build", path, .. Arguments]);
+        if (!build.Succeeded)
+        {
+            throw Failed("build", path, build, BuildHint(build));
+        }
+    }
+
+    /// <summary>
+    /// dotnet test of a built test project with the build's properties, a filter and a TRX logger writing
+    /// <paramref name="trxFile"/>. Upstream's test binaries target net8.0; DOTNET_ROLL_FORWARD=Major runs them on the
+    /// newest runtime installed (.NET 10 here). A failing test is not an exception: the TRX file says what ran.
+    /// </summary>
+    public ProcessResult Test(string path, string filter, string trxFile) => Dotnet(
+        ["test", path, "--no-build", .. Arguments, "--filter", filter, "--logger", "trx;LogFileName=" + Path.GetFileName(trxFile), "--results-directory", Path.GetDirectoryName(trxFile)!],
+        new Dictionary<string, string?> { ["DOTNET_ROLL_FORWARD"] = "Major" });
 
     /// <summary>Packs one project into <paramref name="output"/> and returns what it wrote.</summary>
     public PackageRecord Pack(string path, ProjectEvaluation evaluation, string configuration, string output)

@@ -47,6 +47,9 @@ internal sealed class PatchFile
 
     public bool HasDiff { get; }
 
+    /// <summary>The Upstream-Status: line's value, or null.</summary>
+    public string? UpstreamStatus => Regex.Match(message, @"(?m)^Upstream-Status:[ \t]*(\S[^\r\n]*)") is { Success: true } m ? m.Groups[1].Value.Trim() : null;
+
     public IReadOnlyList<string> MissingHeaderFields =>
         RequiredHeaderFields.Where(f => !Regex.IsMatch(message, "(?m)^" + Regex.Escape(f) + @":[ \t]*\S")).ToList();
 

@@ -96,13 +96,19 @@ public static class Program
         var pack = new Command("pack", "dotnet pack the patched driver and the projects it references, with a provenance JSON beside the packages") { configuration, property, fit, suffix, packOutput };
         pack.SetAction(r => DriverCommands.Pack(context(r), Build(r), r.GetValue(suffix), r.GetValue(packOutput)!));
 
+        var prsOutput = new Option<string>("--output", "-o") { Description = "the folder for the PR files (<id>.md; with --verify also <id>.trx)", HelpName = "DIR", Required = true };
+        var verify = new Option<bool>("--verify") { Description = "build the driver and upstream's test project on each branch and run dotnet test; exit 8 if any branch fails" };
+        var filter = new Option<string>("--filter") { Description = "the dotnet test filter for --verify", HelpName = "TEST_FILTER", DefaultValueFactory = _ => PrsCommand.DefaultFilter };
+        var prs = new Command("prs", "make the base's series into PR-sized branches against upstream (patches/<base>/prs.json), one commit each in dependency order, with a description file per PR") { prsOutput, verify, filter, property, fit };
+        prs.SetAction(r => PrsCommand.Run(context(r), r.GetValue(prsOutput)!, r.GetValue(verify), r.GetValue(filter)!, new BuildOptions("", Properties(r.GetValue(property)), r.GetValue(fit))));
+
         return new RootCommand(
             "dbxmem patch tool: applies the dbxmem memory patch series to a checkout of apache/arrow-adbc or adbc-drivers/databricks, " +
-            "exports it back, and publishes and packs the patched driver (scripts/README.md).\n" +
+            "exports it back, publishes and packs the patched driver, and makes PR branches for upstream (scripts/README.md).\n" +
             "Exit codes: 0 ok, 1 internal error, 2 usage, 3 environment (git, dotnet, paths), 4 invalid series, 5 checkout state, " +
             "6 a patch does not apply, 7 patches out of date, 8 restore, build or pack failed.")
         {
-            bases, apply, check, export, publish, pack,
+            bases, apply, check, export, publish, pack, prs,
         };
     }
 

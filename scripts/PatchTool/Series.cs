@@ -14,6 +14,12 @@ internal sealed class PatchRepository(string patchesDirectory, string overlayDir
 
     public string SharedFolder(string name) => Path.Combine(PatchesDirectory, SharedFolderName, name);
 
+    /// <summary>
+    /// The folder holding patches/ (this repository's root): base.json's testOverlay is relative to it, because the
+    /// series' tests live beside the overlay, not among the patch data.
+    /// </summary>
+    public string RepositoryDirectory => Path.GetDirectoryName(Path.TrimEndingDirectorySeparator(PatchesDirectory))!;
+
     public string ReadVersion()
     {
         string file = Path.Combine(RequireFolder(), "VERSION");
@@ -111,8 +117,41 @@ internal sealed class PatchRepository(string patchesDirectory, string overlayDir
         }
 
         overlay = overlay.Where(f => !baseInfo.OverlayExclude.Contains(f.RelativePath)).ToList();
-        return new SeriesDefinition(baseInfo, ReadVersion(), patches, overlay, problems, unlisted, parts);
+        string? header = null;
+        if (baseInfo.OverlayHeader != null)
+        {
+            string headerFile = Path.Combine(PatchesDirectory, baseInfo.OverlayHeader);
+            string? problem = $"{Path.GetFileName(baseInfo.Folder)}/base.json: \"overlayHeader\" names {headerFile}, which does not exist";
+            header = File.Exists(headerFile) ? OverlayFile.ReadHeader(headerFile, out problem) : null;
+            if (problem != null)
+            {
+                problems.Add(problem);
+            }
+        }
+
+        IReadOnlyList<OverlayFile> tests = [];
+        if (baseInfo.TestOverlay != null)
+        {
+            string testFolder = TestOverlayDirectory(baseInfo)!;
+            tests = Directory.Exists(testFolder) ? OverlayFile.LoadTests(testFolder) : [];
+            if (!Directory.Exists(testFolder))
+            {
+                problems.Add($"{Path.GetFileName(baseInfo.Folder)}/base.json: \"testOverlay\" names {testFolder}, which does not exist");
+            }
+        }
+
+        if (baseInfo.OverlayHeader != null)
+        {
+            problems.AddRange(overlay.Where(f => !f.StartsWithBlockComment).Select(f => $"{Path.Combine(OverlayDirectory, f.RelativePath)} does not start with a block comment, which {Path.GetFileName(baseInfo.Folder)}/base.json's \"overlayHeader\" replaces ({OverlayFile.MissingHeaderHint})"));
+            problems.AddRange(tests.Select(f => (File: f, Path: Path.Combine(TestOverlayDirectory(baseInfo)!, f.RelativePath))).Where(t => !t.File.StartsWithBlockComment)
+                .Select(t => $"{t.Path} does not start with a block comment, which {Path.GetFileName(baseInfo.Folder)}/base.json's \"overlayHeader\" replaces ({OverlayFile.MissingHeaderHint})"));
+        }
+
+        return new SeriesDefinition(baseInfo, ReadVersion(), patches, overlay, problems, unlisted, parts, header, tests);
     }
+
+    /// <summary>The base's test overlay folder in this repository, or null when it has none.</summary>
+    public string? TestOverlayDirectory(BaseInfo baseInfo) => baseInfo.TestOverlay == null ? null : Path.GetFullPath(Path.Combine(RepositoryDirectory, baseInfo.TestOverlay));
 
     private static void AddPatch(string folder, string entry, HashSet<string> listed, List<PatchFile> patches, List<string> problems)
     {
@@ -148,13 +187,22 @@ internal sealed class PatchRepository(string patchesDirectory, string overlayDir
 /// <summary>Everything apply needs for one base: the patches in order, the overlay, the version, and any problems.</summary>
 internal sealed class SeriesDefinition
 {
-    public SeriesDefinition(BaseInfo baseInfo, string version, IReadOnlyList<PatchFile> patches, IReadOnlyList<OverlayFile> overlay, IReadOnlyList<string> problems, IReadOnlyList<string> unlisted, IReadOnlyList<SeriesPart> parts)
+    public SeriesDefinition(
+        BaseInfo baseInfo, string version, IReadOnlyList<PatchFile> patches, IReadOnlyList<OverlayFile> overlay, IReadOnlyList<string> problems, IReadOnlyList<string> unlisted,
+        IReadOnlyList<SeriesPart> parts, string? header = null, IReadOnlyList<OverlayFile>? tests = null)
     {
-        (Base, Version, Patches, Overlay, Problems, UnlistedPatchFiles, Parts) = (baseInfo, version, patches, overlay, problems, unlisted, parts);
-        // "this exact series" (patches/README.md, "The series hash"): a second apply of the same hash is a no-op.
+        (Base, Version, Patches, Overlay, Problems, UnlistedPatchFiles, Parts, Header, Tests) = (baseInfo, version, patches, overlay, problems, unlisted, parts, header, tests ?? []);
+        // "this exact series" (patches/README.md, "The series hash"): a second apply of the same hash is a no-op. The
+        // header and test lines exist only for a base that sets them, so every other base keeps its hash.
         var canonical = new StringBuilder($"dbxmem-patch-series/1\nversion {version}\nbase {baseInfo.Tag} {baseInfo.Commit}\n");
         patches.ToList().ForEach(p => canonical.Append($"patch {p.Name} {p.Sha256}\n"));
         overlay.ToList().ForEach(f => canonical.Append($"overlay {f.RelativePath} {f.Sha256}\n"));
+        if (header != null)
+        {
+            canonical.Append($"header {Hashing.Sha256Hex(header)}\n");
+        }
+
+        Tests.ToList().ForEach(f => canonical.Append($"test {f.RelativePath} {f.Sha256}\n"));
         Hash = "sha256:" + Hashing.Sha256Hex(canonical.ToString());
     }
 
@@ -165,6 +213,22 @@ internal sealed class SeriesDefinition
     public IReadOnlyList<PatchFile> Patches { get; }
 
     public IReadOnlyList<OverlayFile> Overlay { get; }
+
+    /// <summary>The license header that replaces each copied file's leading block comment (base.json's overlayHeader), or null.</summary>
+    public string? Header { get; }
+
+    /// <summary>The series' tests for upstream's test project (base.json's testOverlay), empty when the base has none.</summary>
+    public IReadOnlyList<OverlayFile> Tests { get; }
+
+    /// <summary>
+    /// What the overlay commit writes, as (checkout path, bytes, generated): the overlay files in the driver's namespace
+    /// and the generated PatchSeriesInfo.cs in the overlay folder, the tests in the test overlay folder (their own
+    /// namespace), each with the base's license header when it has one.
+    /// </summary>
+    public IEnumerable<(string Path, byte[] Bytes, bool Generated)> OverlayContent(string generatedSource) =>
+        Overlay.Select(f => (Base.OverlayDir + "/" + f.RelativePath, f.BytesFor(Base.Namespace, Header), false))
+            .Append((Base.OverlayDir + "/" + OverlayFile.GeneratedFileName, Encoding.UTF8.GetBytes(Header == null ? generatedSource : Header + "\n\n" + generatedSource), true))
+            .Concat(Tests.Select(f => (Base.TestOverlayDir + "/" + f.RelativePath, f.BytesFor(null, Header), false)));
 
     public IReadOnlyList<string> Problems { get; }
 

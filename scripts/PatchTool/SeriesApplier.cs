@@ -13,18 +13,21 @@ internal static class SeriesApplier
         RegexOptions.Multiline);
 
     /// <summary>
-    /// Fails when upstream already has files in the overlay folder at the base: the overlay commit would edit them, and
-    /// export (which leaves the overlay folder out) would silently lose those edits.
+    /// Fails when upstream already has files in the overlay folder (or the test overlay folder) at the base: the overlay
+    /// commit would edit them, and export (which leaves those folders out) would silently lose those edits.
     /// </summary>
     public static void RequireOverlayFolderFree(AdbcCheckout checkout, BaseInfo baseInfo)
     {
-        string existing = checkout.Git.Checked("ls-tree", "-r", "--name-only", baseInfo.Commit, "--", baseInfo.OverlayDir);
-        if (existing.Length > 0)
+        foreach ((string folder, string field) in baseInfo.OverlayFolders.Zip(["overlayDir", "testOverlayDir"]))
         {
-            throw new ToolException(
-                ExitCodes.InvalidSeries,
-                $"the overlay folder {baseInfo.OverlayDir} already exists at {baseInfo.Tag}, e.g. {existing.Split('\n')[0]}.",
-                $"choose an overlayDir that upstream does not use in {Path.Combine(baseInfo.Folder, "base.json")}");
+            string existing = checkout.Git.Checked("ls-tree", "-r", "--name-only", baseInfo.Commit, "--", folder);
+            if (existing.Length > 0)
+            {
+                throw new ToolException(
+                    ExitCodes.InvalidSeries,
+                    $"the {(field == "overlayDir" ? "overlay" : "test overlay")} folder {folder} already exists at {baseInfo.Tag}, e.g. {existing.Split('\n')[0]}.",
+                    $"choose a {field} that upstream does not use in {Path.Combine(baseInfo.Folder, "base.json")}");
+            }
         }
     }
 
@@ -39,17 +42,7 @@ internal static class SeriesApplier
         var environment = new Dictionary<string, string?> { ["GIT_INDEX_FILE"] = scratch.Combine("index") };
         checkout.Git.Checked(["read-tree", series.Base.Commit], environment);
         var entries = new StringBuilder();
-        foreach ((string relative, byte[] bytes, _) in OverlayContent(series))
-        {
-            string id = checkout.Git.Run(["hash-object", "-w", "--stdin"], environment, bytes).Stdout.Trim();
-            entries.Append($"100644 {id}\t{series.Base.OverlayDir}/{relative}\n");
-        }
-
-        ProcessResult staged = checkout.Git.Run(["update-index", "--add", "--index-info"], environment, Encoding.UTF8.GetBytes(entries.ToString()));
-        if (!staged.Succeeded)
-        {
-            throw new ToolException(ExitCodes.Environment, $"git could not stage the overlay for the dry run: {Git.FirstLines(staged.Output, 4)}");
-        }
+        Stage(checkout, environment, OverlayContent(series).Select(c => (c.Path, c.Bytes)));
 
         var outcomes = new List<PatchOutcome>();
         foreach (PatchFile patch in series.Patches)
@@ -66,24 +59,47 @@ internal static class SeriesApplier
         return outcomes;
     }
 
-    /// <summary>Writes the overlay (and PatchSeriesInfo.cs) into the checkout and commits it; returns the commit.</summary>
+    /// <summary>
+    /// Writes files (checkout path, bytes) into a scratch index (<paramref name="environment"/>'s GIT_INDEX_FILE) as
+    /// blobs, without touching the work tree: the dry run's overlay, and the content of `prs` branches.
+    /// </summary>
+    public static void Stage(AdbcCheckout checkout, IReadOnlyDictionary<string, string?> environment, IEnumerable<(string Path, byte[] Bytes)> files)
+    {
+        var entries = new StringBuilder();
+        foreach ((string path, byte[] bytes) in files)
+        {
+            string id = checkout.Git.Run(["hash-object", "-w", "--stdin"], environment, bytes).Stdout.Trim();
+            entries.Append($"100644 {id}\t{path}\n");
+        }
+
+        ProcessResult staged = entries.Length == 0 ? new ProcessResult(0, [], "") : checkout.Git.Run(["update-index", "--add", "--index-info"], environment, Encoding.UTF8.GetBytes(entries.ToString()));
+        if (!staged.Succeeded)
+        {
+            throw new ToolException(ExitCodes.Environment, $"git could not stage the overlay in a scratch index: {Git.FirstLines(staged.Output, 4)}");
+        }
+    }
+
+    /// <summary>Writes the overlay (PatchSeriesInfo.cs, and the series' tests when the base has them) into the checkout and commits it; returns the commit.</summary>
     public static string CommitOverlay(AdbcCheckout checkout, SeriesDefinition series, string hooks, List<OverlayFileRecord> records)
     {
-        foreach ((string relative, byte[] bytes, bool generated) in OverlayContent(series))
+        foreach ((string path, byte[] bytes, bool generated) in OverlayContent(series))
         {
-            string target = Path.Combine(checkout.Root, series.Base.OverlayDir, relative);
+            string target = Path.Combine(checkout.Root, path);
             Directory.CreateDirectory(Path.GetDirectoryName(target)!);
             File.WriteAllBytes(target, bytes);
-            records.Add(new OverlayFileRecord(series.Base.OverlayDir + "/" + relative, Hashing.SourceSha256Hex(bytes), generated));
+            records.Add(new OverlayFileRecord(path, Hashing.SourceSha256Hex(bytes), generated));
         }
 
         // -f: a checkout's .gitignore must not drop overlay files from the commit.
-        checkout.Git.Checked("add", "-f", "--", series.Base.OverlayDir);
+        checkout.Git.Checked(["add", "-f", "--", .. series.Base.OverlayFolders.Where(f => Directory.Exists(Path.Combine(checkout.Root, f)))]);
         // The base commit's own date makes the overlay commit, and so every later commit id, reproducible.
         string date = checkout.Git.Checked("show", "-s", "--format=%cI", series.Base.Commit);
+        // The tests sentence only for a base with tests, so every other base's overlay commit (and commit ids) stay as they were.
+        string tests = series.Base.TestOverlay == null ? ""
+            : $"The series' tests for upstream's test project are copied from {series.Base.TestOverlay}/\ninto {series.Base.TestOverlayDir}/ in this same commit.\n";
         string message = $"Add the dbxmem memory overlay (series {series.Version})\n\n" +
             $"Copied verbatim from driver-overlay/ by `scripts/patch apply`, with the generated\n{OverlayFile.GeneratedFileName}. " +
-            "The patches after this commit wire the overlay in;\n`scripts/patch export` never exports this commit.\n\n" +
+            "The patches after this commit wire the overlay in;\n`scripts/patch export` never exports this commit.\n" + tests + "\n" +
             $"Series-Hash: {series.Hash}\n";
         checkout.Git.Checked(["-c", "core.hooksPath=" + hooks, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", message], ToolIdentity.AuthorAndCommitter(date));
         return checkout.Head();
@@ -111,10 +127,8 @@ internal static class SeriesApplier
         return new PatchOutcome(failed, result.Succeeded, ConflictedFiles(result.Output), result.Output.Trim());
     }
 
-    /// <summary>The overlay files in the driver's namespace plus the generated one: (path below overlayDir, bytes, generated).</summary>
-    private static IEnumerable<(string Relative, byte[] Bytes, bool Generated)> OverlayContent(SeriesDefinition series) =>
-        series.Overlay.Select(f => (f.RelativePath, f.BytesFor(series.Base.Namespace), false))
-            .Append((OverlayFile.GeneratedFileName, Encoding.UTF8.GetBytes(SeriesInfoSource(series)), true));
+    /// <summary>The overlay commit's files (<see cref="SeriesDefinition.OverlayContent"/>): (checkout path, bytes, generated).</summary>
+    private static IEnumerable<(string Path, byte[] Bytes, bool Generated)> OverlayContent(SeriesDefinition series) => series.OverlayContent(SeriesInfoSource(series));
 
     /// <summary>The constants a patch stamps into the driver assembly (patches/README.md).</summary>
     private static string SeriesInfoSource(SeriesDefinition series) => $$"""

@@ -15,7 +15,10 @@ import metric_names
 from write_report import MB, fmt, group, load, ratio
 
 PARTIAL = ("partial-read", "partial-read-held")
-CONCURRENT = ("one-query", "sequential-4", "concurrent-4-on-1", "concurrent-4-dbs")
+CONCURRENT = ("one-query", "sequential-4", "concurrent-4-on-1", "concurrent-4-dbs", "concurrent-16-on-1")
+SMALL_BUDGET = "concurrent-16-on-1"
+# A reader decoding a file holds one block of its frames (Databricks writes 4 MiB blocks), charged to the budget without waiting.
+DECODE_BLOCK_BYTES = 4 * 1024 * 1024
 LONG_LIVED = "long-lived"
 WIDE = "wide-16x16"
 # The probe's overlayMetrics.all key for one instrument and pool: "INSTRUMENT[POOL]".
@@ -169,6 +172,50 @@ def concurrent(s):
     r = ratio(four, one)
     s.target("concurrent: 4 queries at once on one database, peak above before open vs one query (patched)", "<= 2x",
              f"{r:.2f}x ({show(four, 'MB')} vs {show(one, 'MB')})" if r is not None else "n/a", r is not None and r <= 2)
+    dbs = s.med("patched", "concurrent-4-dbs", "peakWorkingSetAboveBeforeOpenBytes")
+    s.target("concurrent: 4 queries on one database hold no more than on 4 databases (patched, peak above before open)", "<= 1x",
+             f"{show(four, 'MB')} vs {show(dbs, 'MB')}" if four is not None and dbs is not None else "n/a",
+             four is not None and dbs is not None and four <= dbs)
+    seq_stock, seq_patched = s.med("stock", "sequential-4", "wallSeconds"), s.med("patched", "sequential-4", "wallSeconds")
+    r = ratio(seq_patched, seq_stock)
+    s.target("sequential: 4 queries one after another on one database, wall time vs stock", "<= 1x",
+             f"{r:.2f}x ({show(seq_patched, 's')} vs {show(seq_stock, 's')})" if r is not None else "n/a", r is not None and r <= 1)
+    budget(s)
+
+
+def budget(s):
+    """The database's memory budget as the patched driver's meter saw it: what each scenario held and waited."""
+    s.lines += ["#### The database's memory budget (patched)", "",
+                "From the driver's meter (`adbc.databricks.memory.budget.*`): the budget, the most it had in use (CloudFetch "
+                "files downloading or waiting, at their compressed size, and decode working memory), the most readers "
+                "waiting at once, and the grants that had to wait with their total wait. `concurrent-16-on-1` runs with a "
+                "32 MiB budget; every other scenario with the default. A reader that holds nothing is always granted its "
+                "next file, and decoding charges one block without waiting, so in use may exceed the budget by at most one "
+                "file and one block per reader.", ""]
+    rows = []
+    for scenario in CONCURRENT + (WIDE,):
+        rows.append([scenario,
+                     show(s.med("patched", scenario, "overlayMetrics.budget.limitBytes"), "MB"),
+                     show(s.med("patched", scenario, "overlayMetrics.budget.peakInUseBytes"), "MB"),
+                     show(s.med("patched", scenario, "overlayMetrics.budget.peakWaiters"), "n"),
+                     show(s.med("patched", scenario, "overlayMetrics.budget.waits"), "n"),
+                     show(s.med("patched", scenario, "overlayMetrics.budget.waitSeconds"), "s")])
+    s.lines += table(["Scenario", "budget", "peak in use", "peak waiters", "waits", "time waited"], rows) + [""]
+    runs = s.runs("patched", SMALL_BUDGET)
+    finished = [dig(run, "rows") == dig(run, "expectedRows") and not dig(run, "errors") for run in runs]
+    s.target(f"{SMALL_BUDGET}: every query finished with every value right, none starved (patched, every run)", "all",
+             ", ".join("yes" if f else "no" for f in finished) or "n/a", bool(finished) and all(finished))
+    over = []
+    for run in runs:
+        limit, peak = dig(run, "overlayMetrics.budget.limitBytes"), dig(run, "overlayMetrics.budget.peakInUseBytes")
+        largest = dig(run, "concurrent.largestFileBytes")
+        if None in (limit, peak, largest):
+            continue
+        over.append((peak, limit + 16 * (largest + DECODE_BLOCK_BYTES)))
+    s.target(f"{SMALL_BUDGET}: budget in use within the budget plus one file and one decode block per reader (patched, every run)",
+             "peak <= budget + 16 x (largest file + 4 MiB)",
+             ", ".join(f"{show(p, 'MB')} (bound {show(b, 'MB')})" for p, b in over) or "n/a",
+             bool(over) and all(p <= b for p, b in over))
 
 
 def first_last(run, key, count=10):

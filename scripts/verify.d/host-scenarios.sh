@@ -10,6 +10,10 @@
 #   sequential-4         four such queries one after another on one database (seeds 1-4): the wall-time baseline
 #   concurrent-4-on-1    the four at once on one database (one memory scope), each on its own connection
 #   concurrent-4-dbs     the four at once, one database each
+#   concurrent-16-on-1   sixteen queries of a sixteenth of the rows (seeds 1-16) at once on one database whose memory
+#                        budget is 32 MiB (adbc.databricks.memory.budget_mb; stock ignores it): every value checked, no
+#                        query starves, and what the database holds in use stays within the budget plus one file per
+#                        reader (the rule that lets every reader progress)
 #   long-lived           100 queries of a twentieth of the rows on one database kept open (80 warm-up queries of the
 #                        same size first, through their own databases: a fresh process's tiered JIT grew the working
 #                        set by ~10 % over its first 100 queries, which a process that has run for hours is past), then
@@ -21,6 +25,7 @@
 # build_notes; and the options below, which verify parses.
 partial_read_bps=16777216
 idle_trim_seconds=10
+small_budget_mb=32
 
 # Every data set the host scenarios read, prepared before the timed runs (one statement per line from the probe).
 prepare_host_datasets() {
@@ -28,6 +33,7 @@ prepare_host_datasets() {
     {
         dotnet "$dll" --workload partial-read --rows "$rows" --print-statement
         dotnet "$dll" --workload concurrent --queries 4 --rows $((rows / 4)) --print-statement
+        dotnet "$dll" --workload concurrent --queries 16 --rows $((rows / 16)) --print-statement
         dotnet "$dll" --workload sequential --queries 100 --rows $((rows / 20)) --print-statement
     } | sort -u | while IFS= read -r statement; do
         prepare_statement "$statement" || true
@@ -56,6 +62,8 @@ host_probe() {
     probe "$driver" sequential-4 "$quarter" "$run" --workload sequential --queries 4 --sample-every 1
     probe "$driver" concurrent-4-on-1 "$quarter" "$run" --workload concurrent --queries 4 --databases 1 --sample-every 1
     probe "$driver" concurrent-4-dbs "$quarter" "$run" --workload concurrent --queries 4 --databases 4 --sample-every 1
+    probe "$driver" concurrent-16-on-1 $((rows / 16)) "$run" --workload concurrent --queries 16 --databases 1 --sample-every 1 \
+        --property "adbc.databricks.memory.budget_mb=$small_budget_mb"
     probe "$driver" long-lived "$twentieth" "$run" --workload sequential --queries 100 --warmup-queries 80 --warmup-rows "$twentieth" \
         --idle-seconds $((idle_trim_seconds + 5)) --property "adbc.databricks.memory.buffer_pool_idle_trim_seconds=$idle_trim_seconds"
     probe "$driver" wide-16x16 "$rows" "$run" --property adbc.databricks.cloudfetch.parallel_downloads=16 \

@@ -29,7 +29,7 @@ namespace DriverOverlay.Tests.Memory
             })
             {
                 Assert.True(options.PoolingEnabled);
-                Assert.Equal(96L * MiB, options.BudgetBytes); // this machine can use far more than 4 x 96 MiB
+                Assert.Equal(48L * MiB, options.BudgetBytes); // this machine can use far more than 4 x 48 MiB
                 Assert.Equal(options.BudgetBytes, options.BufferPoolMaxRetainedBytes);
                 Assert.Equal(32 * MiB, options.BufferPoolMaxArrayLength);
             }

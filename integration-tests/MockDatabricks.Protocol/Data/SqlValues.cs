@@ -42,7 +42,12 @@ namespace MockDatabricks.Protocol.Data
         /// <summary>The same value at another scale, rounded half up (Spark's CAST rounding).</summary>
         public DecimalValue Rescale(int scale)
         {
-            if (scale >= Scale)
+            if (scale == Scale)
+            {
+                return this;
+            }
+
+            if (scale > Scale)
             {
                 return new DecimalValue(Unscaled * BigInteger.Pow(10, scale - Scale), scale);
             }

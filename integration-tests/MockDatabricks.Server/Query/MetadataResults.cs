@@ -77,7 +77,9 @@ namespace MockDatabricks.Server.Query
 
         public static QuerySpec PrimaryKeys(SessionContext session, string? catalog, string? schema, string? table)
         {
-            var fields = new[] { Text("TABLE_CAT"), Text("TABLE_SCHEM"), Text("TABLE_NAME"), Text("COLUMN_NAME"), Int("KEY_SEQ"), Text("PK_NAME") };
+            // KEQ_SEQ, not JDBC's KEY_SEQ: Databricks' name, which the driver's own key schemas (MetadataSchemaDefinitions)
+            // and its GetColumnsExtended read; the rules and deferrability are INT there too.
+            var fields = new[] { Text("TABLE_CAT"), Text("TABLE_SCHEM"), Text("TABLE_NAME"), Text("COLUMN_NAME"), Int("KEQ_SEQ"), Text("PK_NAME") };
             var rows = new List<object?[]>();
             foreach (CatalogTable found in ExactTables(session, catalog, schema, table))
             {
@@ -96,8 +98,8 @@ namespace MockDatabricks.Server.Query
             var fields = new[]
             {
                 Text("PKTABLE_CAT"), Text("PKTABLE_SCHEM"), Text("PKTABLE_NAME"), Text("PKCOLUMN_NAME"), Text("FKTABLE_CAT"), Text("FKTABLE_SCHEM"),
-                Text("FKTABLE_NAME"), Text("FKCOLUMN_NAME"), Int("KEY_SEQ"), new SqlField("UPDATE_RULE", SqlType.SmallInt), new SqlField("DELETE_RULE", SqlType.SmallInt),
-                Text("FK_NAME"), Text("PK_NAME"), new SqlField("DEFERRABILITY", SqlType.SmallInt),
+                Text("FKTABLE_NAME"), Text("FKCOLUMN_NAME"), Int("KEQ_SEQ"), Int("UPDATE_RULE"), Int("DELETE_RULE"),
+                Text("FK_NAME"), Text("PK_NAME"), Int("DEFERRABILITY"),
             };
             var rows = new List<object?[]>();
             foreach (CatalogTable child in ExactTables(session, foreignCatalog, foreignSchema, foreignTable))
@@ -115,7 +117,7 @@ namespace MockDatabricks.Server.Query
                         rows.Add(new object?[]
                         {
                             key.RefCatalog, key.RefSchema, key.RefTable, key.RefColumns[i], child.Catalog, child.Schema, child.Name, key.Columns[i],
-                            i + 1, (short)3, (short)3, key.Name, key.RefTable + "_pk", (short)7,
+                            i + 1, 3, 3, key.Name, key.RefTable + "_pk", 7,
                         });
                     }
                 }

@@ -1,6 +1,4 @@
-using System.Collections.Concurrent;
 using System.Runtime.CompilerServices;
-using MockDatabricks.Server.Catalog;
 using MockDatabricks.Server.State;
 
 namespace MockDatabricks.Server.Rest
@@ -16,20 +14,13 @@ namespace MockDatabricks.Server.Rest
 
     /// <summary>
     /// The REST API's state beside the shared <see cref="SessionRegistry"/>: sessions and statements live there (so
-    /// CloudFetch downloads, /admin/operations, /admin/reset and the journal treat both protocols alike); this keeps
-    /// each REST session's catalog and schema, and each REST statement's format. Statement info hangs off the
+    /// CloudFetch downloads, /admin/operations, /admin/reset and the journal treat both protocols alike, and a session's
+    /// catalog and schema are its SessionContext there); this keeps each REST statement's format. Statement info hangs off the
     /// operation object itself, so an admin reset that drops the operation drops it too.
     /// </summary>
     public sealed class RestState
     {
-        private readonly ConcurrentDictionary<string, SessionNamespace> _namespaces = new ConcurrentDictionary<string, SessionNamespace>();
         private readonly ConditionalWeakTable<MockOperation, RestStatementInfo> _statements = new ConditionalWeakTable<MockOperation, RestStatementInfo>();
-
-        public void SetNamespace(string session, SessionNamespace value) => _namespaces[session] = value;
-
-        public SessionNamespace NamespaceOf(string session) => _namespaces.TryGetValue(session, out SessionNamespace? value) ? value : SessionNamespace.Default;
-
-        public void ForgetSession(string session) => _namespaces.TryRemove(session, out _);
 
         public void Attach(MockOperation operation, RestStatementInfo info) => _statements.AddOrUpdate(operation, info);
 

@@ -30,8 +30,9 @@ namespace MockDatabricks.Server.Rest
             RequireWarehouse(request.WarehouseId);
             FailIfInjected(call, null);
             string session = THandleIdentifier.CreateRandom().ToHex();
-            sessions.OpenSession(session);
-            state.SetNamespace(session, NamespaceOf(request.Catalog, request.Schema));
+
+            // The session context the statement planner keeps (USE, SET, current_catalog()), as OpenSession makes it.
+            sessions.OpenSession(session, new SessionContext(request.Catalog, request.Schema, request.SessionConfs));
             call.Session = session;
             return new CreateSessionResponse(session);
         }
@@ -51,7 +52,6 @@ namespace MockDatabricks.Server.Rest
                 cli.CloseOperation(operation);
             }
 
-            state.ForgetSession(session);
         }
 
         public async Task<StatementResponse> ExecuteAsync(ExecuteStatementRequest request, bool canRunFullySync, RestCall call)
@@ -264,7 +264,8 @@ namespace MockDatabricks.Server.Rest
             RecordBatch? answer;
             try
             {
-                answer = MetadataStatements.TryAnswer(statement, state.NamespaceOf(session), MetadataCatalog.Default);
+                SessionContext context = sessions.Context(session) ?? new SessionContext();
+                answer = MetadataStatements.TryAnswer(statement, new SessionNamespace(context.Catalog, context.Schema), RestCatalog.Instance);
             }
             catch (MetadataException ex)
             {
@@ -320,14 +321,9 @@ namespace MockDatabricks.Server.Rest
         private string OpenImplicitSession(ExecuteStatementRequest request)
         {
             string session = THandleIdentifier.CreateRandom().ToHex();
-            sessions.OpenSession(session);
-            state.SetNamespace(session, NamespaceOf(request.Catalog, request.Schema));
+            sessions.OpenSession(session, new SessionContext(request.Catalog, request.Schema));
             return session;
         }
-
-        /// <summary>A session's catalog and schema; absent or empty ones are the workspace defaults.</summary>
-        private static SessionNamespace NamespaceOf(string? catalog, string? schema) =>
-            new SessionNamespace(string.IsNullOrEmpty(catalog) ? MetadataCatalog.DefaultCatalog : catalog, string.IsNullOrEmpty(schema) ? MetadataCatalog.DefaultSchema : schema);
 
         private static void RequireWarehouse(string? warehouseId)
         {

@@ -106,7 +106,7 @@ namespace MockDatabricks.Tests.Server
         public async Task GetTableTypes_AndKeys_AnswerFromTheCatalog()
         {
             (_, List<string?[]> types) = await CallAsync("GetTableTypes", session => new TGetTableTypesReq { SessionHandle = session, GetDirectResults = MockDatabricksClient.DriverDirectResults() });
-            (_, List<string?[]> primary) = await CallAsync("GetPrimaryKeys", session => new TGetPrimaryKeysReq
+            (TMetadataResp primaryResponse, List<string?[]> primary) = await CallAsync("GetPrimaryKeys", session => new TGetPrimaryKeysReq
             {
                 SessionHandle = session,
                 CatalogName = "main",
@@ -128,6 +128,9 @@ namespace MockDatabricks.Tests.Server
 
             Assert.Equal(new[] { "TABLE", "VIEW" }, types.Select(r => r[0]));
             Assert.Equal(new[] { "c_string|1", "c_int|2" }, primary.Select(r => $"{r[3]}|{r[4]}"));
+            Assert.Equal(
+                new[] { "TABLE_CAT", "TABLE_SCHEM", "TABLE_NAME", "COLUMN_NAME", "KEQ_SEQ", "PK_NAME" },
+                primaryResponse.DirectResults!.ResultSetMetadata!.Schema!.Columns.Select(c => c.ColumnName));
             Assert.Equal(new[] { "r_bigint->c_bigint|1", "r_boolean->c_boolean|2" }, foreign.Select(r => $"{r[3]}->{r[7]}|{r[8]}"));
         }
 

@@ -43,6 +43,7 @@ test('a wrong token is refused at openSession', async () => {
   }
 });
 
-test('a statement outside the mock grammar fails with the server message', async () => {
-  await assert.rejects(query('SELECT * FROM somewhere.else'), (error) => error.message.startsWith('[PARSE_SYNTAX_ERROR] The mock server understands:'));
+test('a statement a warehouse refuses fails with the server message and its error class', async () => {
+  await assert.rejects(query('SELECT * FROM somewhere.else'), (error) => error.message.startsWith('[TABLE_OR_VIEW_NOT_FOUND] The table or view `somewhere`.`else` cannot be found'));
+  await assert.rejects(query('SELEC 1'), (error) => error.message.startsWith('[PARSE_SYNTAX_ERROR] Syntax error at or near'));
 });

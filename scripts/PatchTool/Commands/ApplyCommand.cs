@@ -26,7 +26,7 @@ internal static class ApplyCommand
         series.EnsureValid();
         SeriesApplier.RequireOverlayFolderFree(checkout, baseInfo);
         checkout.RequireSubmodules(baseInfo);
-        IReadOnlyList<string> changes = checkout.UncommittedChanges(baseInfo.DriverDir);
+        IReadOnlyList<string> changes = checkout.UncommittedChanges(baseInfo.DriverDir, baseInfo.TestOverlayDir);
         if (changes.Count > 0)
         {
             throw new ToolException(
@@ -35,7 +35,7 @@ internal static class ApplyCommand
                 $"commit them, or set them aside with `git -C \"{checkout.Root}\" stash push --include-untracked`");
         }
 
-        context.Info($"Applying series {series.Version} ({series.Patches.Count} patch(es) + overlay of {series.Overlay.Count} file(s)) to {baseInfo.Tag} at {checkout.Root}");
+        context.Info($"Applying series {series.Version} ({series.Patches.Count} patch(es) + overlay of {series.Overlay.Count} file(s){(series.Tests.Count == 0 ? "" : $" + {series.Tests.Count} test file(s)")}) to {baseInfo.Tag} at {checkout.Root}");
         // Dry run first (not for --3way, which may resolve what the dry run cannot): a series that does not apply is
         // reported without touching anything.
         PatchOutcome? failure = threeWay ? null : SeriesApplier.DryRun(checkout, series).FirstOrDefault(o => !o.Applied);
@@ -68,11 +68,11 @@ internal static class ApplyCommand
         }
         catch
         {
-            checkout.ResetTo(baseInfo.Commit, baseInfo.OverlayDir);
+            checkout.ResetTo(baseInfo.Commit, baseInfo.OverlayFolders);
             throw;
         }
 
-        context.Info($"  overlay committed as {record.OverlayCommit[..12]} ({record.OverlayFiles.Count} file(s) in {baseInfo.OverlayDir})");
+        context.Info($"  overlay committed as {record.OverlayCommit[..12]} ({record.OverlayFiles.Count} file(s) in {string.Join(" and ", baseInfo.OverlayFolders)})");
         PatchOutcome am = SeriesApplier.RunAm(checkout, series, threeWay, hooks.Path);
         if (!am.Applied && threeWay)
         {
@@ -82,7 +82,7 @@ internal static class ApplyCommand
         string[] commits = checkout.Git.Checked("rev-list", "--reverse", record.OverlayCommit + "..HEAD").Split('\n', StringSplitOptions.RemoveEmptyEntries);
         if (!am.Applied || commits.Length != series.Patches.Count)
         {
-            checkout.ResetTo(baseInfo.Commit, baseInfo.OverlayDir);
+            checkout.ResetTo(baseInfo.Commit, baseInfo.OverlayFolders);
             throw am.Applied
                 ? new ToolException(ExitCodes.Conflict, $"git am made {commits.Length} commit(s) for {series.Patches.Count} patch(es) (an empty patch?); the checkout was reset to {baseInfo.Tag}.", "run `scripts/patch check` and look for a patch with no changes")
                 : Conflict(baseInfo, am, $"The checkout was reset to {baseInfo.Tag}.");

@@ -58,12 +58,30 @@ internal static class CheckCommand
     private static int CheckOne(ToolContext context, AdbcCheckout checkout, PatchRepository repository, BaseInfo baseInfo)
     {
         SeriesDefinition series = repository.LoadSeries(baseInfo);
-        context.Info($"{baseInfo.Tag} ({baseInfo.Commit[..12]}), series {series.Version}, {series.Patches.Count} patch(es), {series.Overlay.Count} overlay file(s):");
+        context.Info($"{baseInfo.Tag} ({baseInfo.Commit[..12]}), series {series.Version}, {series.Patches.Count} patch(es), {series.Overlay.Count} overlay file(s){(series.Tests.Count == 0 ? "" : $", {series.Tests.Count} test file(s)")}:");
         series.UnlistedPatchFiles.ToList().ForEach(f => context.Warn($"{f} is not listed in its series file; it is ignored."));
         if (series.Problems.Count > 0)
         {
             series.Problems.ToList().ForEach(p => context.Err.WriteLine($"  INVALID  {p}"));
             context.Err.WriteLine("hint: every patch needs Why:, Upstream-Status: and Base: lines in its commit message (patches/README.md).");
+            return ExitCodes.InvalidSeries;
+        }
+
+        // The PR map must follow the series: a patch, overlay or test file added without a PR (or notForwarded) fails here.
+        IReadOnlyList<string> mapProblems;
+        try
+        {
+            mapProblems = PrMap.Load(baseInfo)?.Problems(series) ?? [];
+        }
+        catch (ToolException ex)
+        {
+            mapProblems = [ex.Message];
+        }
+
+        if (mapProblems.Count > 0)
+        {
+            mapProblems.ToList().ForEach(p => context.Err.WriteLine($"  INVALID  {p}"));
+            context.Err.WriteLine("hint: every patch, overlay file and test file of the series goes in exactly one PR of prs.json or in its notForwarded list (patches/README.md, \"prs.json\").");
             return ExitCodes.InvalidSeries;
         }
 

@@ -36,7 +36,9 @@ internal static class ExportCommand
             $"{checkout.Root} was not patched by `scripts/patch apply`, so there is no overlay commit to export from.",
             "run `scripts/patch apply` on a checkout at a supported base, commit your changes on top, then export");
         BaseInfo baseInfo = repository.LoadBase(provenance.BaseTag);
-        IReadOnlyList<Exported> exported = ExportCommits(context, checkout, provenance.OverlayCommit!, provenance.OverlayDir);
+        // The overlay folder as recorded at apply, and the test overlay folder: the overlay commit's, never a patch's.
+        IReadOnlyList<string> overlayFolders = baseInfo.TestOverlayDir == null ? [provenance.OverlayDir] : [provenance.OverlayDir, baseInfo.TestOverlayDir];
+        IReadOnlyList<Exported> exported = ExportCommits(context, checkout, provenance.OverlayCommit!, overlayFolders, baseInfo.TestOverlay);
         if (checkout.UncommittedChanges(provenance.DriverDir).Count > 0)
         {
             context.Warn("the checkout has uncommitted changes; export only reads commits. Commit them (or `git commit --fixup` + `git rebase -i --autosquash`) first.");
@@ -86,12 +88,14 @@ internal static class ExportCommand
     }
 
     /// <summary>
-    /// Every commit after the overlay commit as a patch (the overlay folder left out: overlay changes belong in
-    /// driver-overlay/), named by its Patch-Filename trailer or its subject. Empty and overlay-only commits are skipped
-    /// with a warning.
+    /// Every commit after the overlay commit as a patch (the overlay folders left out: overlay changes belong in
+    /// driver-overlay/, test changes in the base's testOverlay), named by its Patch-Filename trailer or its subject.
+    /// Empty and overlay-only commits are skipped with a warning.
     /// </summary>
-    private static IReadOnlyList<Exported> ExportCommits(ToolContext context, AdbcCheckout checkout, string overlayCommit, string overlayDir)
+    private static IReadOnlyList<Exported> ExportCommits(ToolContext context, AdbcCheckout checkout, string overlayCommit, IReadOnlyList<string> overlayFolders, string? testOverlay)
     {
+        bool InOverlay(string file) => overlayFolders.Any(folder => file.StartsWith(folder + "/", StringComparison.Ordinal));
+        string copyTo = "driver-overlay/" + (testOverlay == null ? "" : $" (tests: {testOverlay}/)");
         if (checkout.Git.Checked("rev-list", "--merges", overlayCommit + "..HEAD").Length > 0)
         {
             throw new ToolException(ExitCodes.CheckoutState, "the commits after the overlay include a merge; a patch series is linear.", "rebase them into a linear history (`git rebase <overlay commit>`) and export again");
@@ -102,18 +106,18 @@ internal static class ExportCommand
         {
             string[] files = checkout.Git.Checked("diff-tree", "--no-commit-id", "--name-only", "-r", "--no-renames", commit).Split('\n', StringSplitOptions.RemoveEmptyEntries);
             string subject = checkout.Git.Checked("log", "-1", "--format=%s", commit);
-            if (files.All(f => f.StartsWith(overlayDir + "/", StringComparison.Ordinal)))
+            if (files.All(InOverlay))
             {
-                context.Warn($"commit {commit[..12]} {subject}: not exported ({(files.Length == 0 ? "an empty commit" : "changes only the overlay folder: copy them to driver-overlay/")}).");
+                context.Warn($"commit {commit[..12]} {subject}: not exported ({(files.Length == 0 ? "an empty commit" : "changes only the overlay folder: copy them to " + copyTo)}).");
                 continue;
             }
 
-            if (files.Any(f => f.StartsWith(overlayDir + "/", StringComparison.Ordinal)))
+            if (files.Any(InOverlay))
             {
-                context.Warn($"commit {commit[..12]} also changes the overlay folder; that part is not exported. Copy it to driver-overlay/.");
+                context.Warn($"commit {commit[..12]} also changes the overlay folder; that part is not exported. Copy it to {copyTo}.");
             }
 
-            ProcessResult result = checkout.Git.Run(FormatPatch.Concat([commit + "^.." + commit, "--", ".", ":(exclude)" + overlayDir]));
+            ProcessResult result = checkout.Git.Run(FormatPatch.Concat([commit + "^.." + commit, "--", ".", .. overlayFolders.Select(f => ":(exclude)" + f)]));
             byte[] bytes = result.Succeeded ? PatchFile.WithoutFilenameTrailer(result.StdoutBytes, out string? pinned) : throw new ToolException(
                 ExitCodes.Environment, $"git format-patch failed for {commit}: {result.Stderr.Trim()}");
             string name = pinned ?? PatchFile.NameFromSubject(subject);

@@ -1,0 +1,207 @@
+/*
+* Copyright (c) 2025 ADBC Drivers Contributors
+*
+* Licensed under the Apache License, Version 2.0 (the "License");
+* you may not use this file except in compliance with the License.
+* You may obtain a copy of the License at
+*
+*     http://www.apache.org/licenses/LICENSE-2.0
+*
+* Unless required by applicable law or agreed to in writing, software
+* distributed under the License is distributed on an "AS IS" BASIS,
+* WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+* See the License for the specific language governing permissions and
+* limitations under the License.
+*/
+
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+using Xunit;
+using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemTestData;
+
+namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
+{
+    /// <summary>
+    /// One budget of bytes in use per database, shared by its readers (<see cref="MemoryBudget"/>): first come first
+    /// served, a reader's own limit holds back only that reader, a reader holding nothing always gets a file, a wait ends
+    /// on the release that makes room (no poll), and cancelling or closing gives everything back.
+    /// </summary>
+    public class MemoryBudgetTest
+    {
+        [Fact]
+        public async Task AcquireAsync_FitsTheLimit_GrantedAtOnceAndReleaseGivesItBack()
+        {
+            // Arrange
+            MemoryBudget budget = new MemoryBudget(100);
+            using MemoryBudgetAccount reader = budget.OpenAccount(1000);
+
+            // Act
+            await reader.AcquireAsync(60, CancellationToken.None);
+            bool second = reader.TryAcquire(40);
+            bool overTheLimit = reader.TryAcquire(1);
+
+            // Assert
+            Assert.True(second);
+            Assert.False(overTheLimit);
+            Assert.Equal(100, budget.InUse);
+            Assert.Equal(100, reader.Held);
+            reader.Release(60);
+            reader.Release(40);
+            Assert.Equal(0, budget.InUse);
+            Assert.Equal(0, reader.Held);
+            Assert.Throws<InvalidOperationException>(() => reader.Release(1));
+        }
+
+        [Fact]
+        public async Task AcquireAsync_SeveralWaiters_ServedInArrivalOrderAndALaterSmallerRequestDoesNotOvertake()
+        {
+            // Arrange
+            MemoryBudget budget = new MemoryBudget(100);
+            using MemoryBudgetAccount a = budget.OpenAccount(1000);
+            using MemoryBudgetAccount b = budget.OpenAccount(1000);
+            using MemoryBudgetAccount c = budget.OpenAccount(1000);
+            await a.AcquireAsync(70, CancellationToken.None);
+            await b.AcquireAsync(10, CancellationToken.None);
+            await c.AcquireAsync(10, CancellationToken.None);
+
+            // Act
+            Task bNext = b.AcquireAsync(50, CancellationToken.None); // first in line
+            Task cNext = c.AcquireAsync(15, CancellationToken.None); // fits after a 20-byte release, but b is ahead
+            bool newRequestWhileBWaits = a.TryAcquire(5); // fits the limit, but b is ahead
+            a.Release(20);
+
+            // Assert
+            Assert.False(newRequestWhileBWaits, "a new request overtook a waiter");
+            Assert.False(bNext.IsCompleted);
+            Assert.False(cNext.IsCompleted, "a later, smaller request overtook the one ahead of it");
+            Assert.Equal(2, budget.Waiters);
+            a.Release(50); // 20 in use: b's 50 fits, then c's 15
+            Assert.True(bNext.IsCompleted, "the wait did not end on the release that made room");
+            Assert.True(cNext.IsCompleted);
+            Assert.Equal(85, budget.InUse);
+            Assert.Equal(60, b.Held);
+            Assert.Equal(25, c.Held);
+            Assert.Equal(0, budget.Waiters);
+        }
+
+        [Fact]
+        public async Task AcquireAsync_ReaderHoldingNothing_GetsItsFileEvenWhenAnotherReaderFilledTheBudget()
+        {
+            // Arrange: the application stopped reading "stalled", whose pipeline filled the budget; another query starts.
+            MemoryBudget budget = new MemoryBudget(100);
+            using MemoryBudgetAccount stalled = budget.OpenAccount(1000);
+            using MemoryBudgetAccount fresh = budget.OpenAccount(1000);
+            await stalled.AcquireAsync(100, CancellationToken.None);
+            Task stalledNext = stalled.AcquireAsync(30, CancellationToken.None);
+
+            // Act
+            Task first = fresh.AcquireAsync(40, CancellationToken.None);
+            Task second = fresh.AcquireAsync(40, CancellationToken.None);
+
+            // Assert
+            Assert.Equal(TaskStatus.RanToCompletion, first.Status);
+            Assert.False(second.IsCompleted, "a reader that holds a file waits for its next like anyone");
+            Assert.False(stalledNext.IsCompleted);
+            Assert.Equal(140, budget.InUse);
+            fresh.Release(40); // fresh holds nothing again: its waiting file is granted, ahead of the queue
+            Assert.Equal(TaskStatus.RanToCompletion, second.Status);
+            Assert.False(stalledNext.IsCompleted);
+        }
+
+        [Fact]
+        public async Task AcquireAsync_WaiterHeldBackByItsOwnReaderLimit_DoesNotHoldBackOthers()
+        {
+            // Arrange
+            MemoryBudget budget = new MemoryBudget(1000);
+            using MemoryBudgetAccount small = budget.OpenAccount(50); // upstream's memory_buffer_size_mb, per reader
+            using MemoryBudgetAccount other = budget.OpenAccount(1000);
+            await small.AcquireAsync(40, CancellationToken.None);
+            await other.AcquireAsync(10, CancellationToken.None);
+
+            // Act
+            Task smallNext = small.AcquireAsync(20, CancellationToken.None);
+            Task otherNext = other.AcquireAsync(100, CancellationToken.None);
+
+            // Assert
+            Assert.False(smallNext.IsCompleted);
+            Assert.Equal(TaskStatus.RanToCompletion, otherNext.Status);
+            Assert.Throws<ArgumentOutOfRangeException>(() => { _ = small.AcquireAsync(51, CancellationToken.None); });
+            small.Release(40);
+            Assert.Equal(TaskStatus.RanToCompletion, smallNext.Status);
+        }
+
+        [Fact]
+        public async Task AcquireAsync_Cancelled_LeavesTheQueueAndNoLongerHoldsAnyoneBack()
+        {
+            // Arrange
+            MemoryBudget budget = new MemoryBudget(100);
+            using MemoryBudgetAccount a = budget.OpenAccount(1000);
+            using MemoryBudgetAccount b = budget.OpenAccount(1000);
+            using MemoryBudgetAccount c = budget.OpenAccount(1000);
+            await a.AcquireAsync(80, CancellationToken.None);
+            await b.AcquireAsync(10, CancellationToken.None);
+            await c.AcquireAsync(5, CancellationToken.None);
+            using CancellationTokenSource cancel = new CancellationTokenSource();
+            Task bNext = b.AcquireAsync(50, cancel.Token);
+            Task cNext = c.AcquireAsync(5, CancellationToken.None); // fits, but behind b
+            Assert.False(cNext.IsCompleted);
+
+            // Act
+            cancel.Cancel();
+
+            // Assert
+            await Assert.ThrowsAnyAsync<OperationCanceledException>(() => WithinAsync(bNext, Liveness, "the cancelled wait"));
+            await WithinAsync(cNext, Liveness, "the wait behind the cancelled one");
+            Assert.Equal(100, budget.InUse);
+            Assert.Equal(10, b.Held);
+            Assert.Equal(10, c.Held);
+            Assert.Equal(0, budget.Waiters);
+        }
+
+        [Fact]
+        public async Task Dispose_AccountThatHoldsAndWaits_GivesBackWhatItHeldAndEndsItsWait()
+        {
+            // Arrange
+            MemoryBudget budget = new MemoryBudget(100);
+            MemoryBudgetAccount closing = budget.OpenAccount(1000);
+            using MemoryBudgetAccount other = budget.OpenAccount(1000);
+            await closing.AcquireAsync(90, CancellationToken.None);
+            await other.AcquireAsync(10, CancellationToken.None);
+            Task closingNext = closing.AcquireAsync(50, CancellationToken.None);
+            Task otherNext = other.AcquireAsync(60, CancellationToken.None);
+
+            // Act
+            closing.Dispose();
+
+            // Assert
+            await Assert.ThrowsAsync<ObjectDisposedException>(() => WithinAsync(closingNext, Liveness, "the closed account's wait"));
+            await WithinAsync(otherNext, Liveness, "the other reader's wait");
+            Assert.Equal(70, budget.InUse);
+            closing.Release(90); // a download that ended after the close: nothing left to give back, no error
+            closing.Dispose();
+            Assert.Equal(70, budget.InUse);
+            Assert.Throws<ObjectDisposedException>(() => { _ = closing.AcquireAsync(1, CancellationToken.None); });
+        }
+
+        [Fact]
+        public async Task Charge_DecodeWorkingMemory_NeverWaitsAndFilesWaitUntilItIsGivenBack()
+        {
+            // Arrange
+            MemoryBudget budget = new MemoryBudget(100);
+            using MemoryBudgetAccount reader = budget.OpenAccount(1000);
+            await reader.AcquireAsync(50, CancellationToken.None);
+
+            // Act
+            budget.Charge(80); // a decode's scratch block: over the limit, at once
+            Task next = reader.AcquireAsync(10, CancellationToken.None);
+
+            // Assert
+            Assert.Equal(130, budget.InUse);
+            Assert.False(next.IsCompleted);
+            budget.Uncharge(80);
+            Assert.Equal(TaskStatus.RanToCompletion, next.Status);
+            Assert.Equal(60, budget.InUse);
+        }
+    }
+}
