@@ -4,12 +4,16 @@
 # each run's TRX files compared per class by scripts/report/upstream_tests.py. A test that passes stock and not patched
 # is a correctness failure (verify exits 1), unless it passes patched when run again (then it is reported as flaky).
 #
-#   upstream_test_layout REPOSITORY     sets upstream_test_project and upstream_e2e_dir; returns 1 where not run
+#   upstream_test_layout REPOSITORY     sets upstream_test_project, upstream_e2e_dir and upstream_rest_only_classes;
+#                                       returns 1 where the test project is not run
 #   build_upstream_tests DRIVER SRC     dotnet build of the test project in SRC (the stock worktree, the patched checkout)
 #   write_upstream_test_configs         the test configuration of each protocol and the driver configuration
+#                                       (scripts/verify.d/upstream_test_config.py says what they hold and why)
 #   run_upstream_tests DRIVER PROTOCOL SRC [NAME [FILTER]]
 #                                       one run into OUT/upstream-tests/NAME (default DRIVER-PROTOCOL), attempt by attempt
-#   compare_upstream_tests              compares the runs, reruns the regressions patched, writes upstream_summary
+#   run_and_compare_upstream_tests STOCK_SRC PATCHED_SRC
+#                                       every run, the comparison, the regressions run again patched; sets
+#                                       upstream_summary (OUT/upstream-tests/summary.json, for the report)
 #
 # Why each setting (the mock's README has the client's side of it):
 #   - the mock serves https (start_https_mock_server): the REST path calls https://<hostName> and drops a uri's port,
