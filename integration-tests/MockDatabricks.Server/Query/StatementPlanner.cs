@@ -14,7 +14,7 @@ namespace MockDatabricks.Server.Query
     /// <summary>
     /// Turns a statement into what the mock serves, independent of the protocol that carries it (Thrift's ExecuteStatement,
     /// the Statement Execution API): the result's rows as a generated data set (<see cref="QuerySpec.Dataset"/> with a
-    /// <see cref="TableDefinition"/>) and how it is delivered. Not a SQL engine: a result is a generated table (literals,
+    /// <see cref="TableDefinition"/>) and how it is delivered. Not a SQL engine: a result is a generated table (literals, VALUES,
     /// range(...), a catalog table), projected through expressions, cut by LIMIT; a COUNT(*) of such a source is the
     /// product of its row counts. USE, SET and SHOW act on the session and the catalog. Anything else is refused with the
     /// error class a warehouse would give, or MOCK_NOT_SUPPORTED (DDL, DML, WHERE, joins other than CROSS JOIN).
@@ -223,8 +223,16 @@ namespace MockDatabricks.Server.Query
             }
 
             FromItem item = from[0];
+            return Renamed(item, Read(item, context, now));
+        }
+
+        private static (TableDefinition? Table, long Rows, string Key, IReadOnlyList<(string? Qualifier, TableColumn Column)> Columns) Read(
+            FromItem item, StatementContext context, DateTimeOffset now)
+        {
             switch (item)
             {
+                case ValuesFromItem values:
+                    return Values(values, context, now);
                 case RangeFromItem range:
                     (long start, long end, long step) = RangeArguments(range, context, now);
                     long rows = RangeRows(start, end, step);
@@ -245,6 +253,63 @@ namespace MockDatabricks.Server.Query
                 default:
                     throw SqlError.NotSupported(item.GetType().Name);
             }
+        }
+
+        /// <summary>A FROM item with a column alias list (AS t(a, b)): its columns renamed in order, as many names as columns.</summary>
+        private static (TableDefinition? Table, long Rows, string Key, IReadOnlyList<(string? Qualifier, TableColumn Column)> Columns) Renamed(
+            FromItem item, (TableDefinition? Table, long Rows, string Key, IReadOnlyList<(string? Qualifier, TableColumn Column)> Columns) source)
+        {
+            if (item.ColumnAliases is not { } names)
+            {
+                return source;
+            }
+
+            if (names.Count != source.Columns.Count)
+            {
+                throw new SqlError(
+                    "NUM_TABLE_VALUE_ALIASES_MISMATCH",
+                    $"Number of given aliases does not match number of output columns. Alias: `{item.Alias}`; number of aliases: {names.Count}; number of output columns: {source.Columns.Count}.",
+                    "42826");
+            }
+
+            var columns = source.Columns.Select((c, i) => (c.Qualifier, c.Column with { Field = c.Column.Field with { Name = names[i] } })).ToList();
+            var table = new TableDefinition($"{source.Key} as ({string.Join(", ", names)})", columns.Select(c => c.Item2).ToList());
+            return (table, source.Rows, table.Key, columns);
+        }
+
+        /// <summary>VALUES rows of constants: each column takes the type its values meet in (Spark's inline table rule), named col1, col2, ...</summary>
+        private static (TableDefinition? Table, long Rows, string Key, IReadOnlyList<(string? Qualifier, TableColumn Column)> Columns) Values(
+            ValuesFromItem values, StatementContext context, DateTimeOffset now)
+        {
+            var scope = BindingScope.Empty(context.Session, now);
+            int width = values.Rows[0].Count;
+            var bound = new List<List<BoundExpr>>();
+            foreach (IReadOnlyList<SqlExpr> row in values.Rows)
+            {
+                if (row.Count != width)
+                {
+                    throw new SqlError(
+                        "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH",
+                        $"Invalid inline table. Inline table expected {width} columns but found {row.Count} columns in row {bound.Count}.",
+                        "42000");
+                }
+
+                bound.Add(row.Select(e => SqlBinder.Bind(e, scope)).Select(b => b.Constant
+                    ? b
+                    : throw new SqlError("INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE", $"Invalid inline table. Cannot evaluate the expression {b.Name} in inline table definition.", "42000")).ToList());
+            }
+
+            var fields = new List<SqlField>();
+            for (int c = 0; c < width; c++)
+            {
+                SqlType type = SqlTypeRules.Wider(bound.Select(row => row[c].Type));
+                fields.Add(new SqlField($"col{c + 1}", type, bound.Any(row => row[c].Evaluate(0) == null)));
+            }
+
+            List<object?[]> rows = bound.Select(row => row.Select((b, c) => SqlCast.Cast(b.Evaluate(0), b.Type, fields[c].Type)).ToArray()).ToList();
+            string key = "values " + string.Join("; ", bound.Select(row => string.Join(", ", row.Select(b => $"{b.Name}:{b.Type.Sql}"))));
+            TableDefinition table = TableDefinition.Of(key, fields, rows);
+            return (table, rows.Count, table.Key, table.Columns.Select(c => (values.Alias, c)).ToList());
         }
 
         /// <summary>

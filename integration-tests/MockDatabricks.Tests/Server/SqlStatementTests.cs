@@ -87,6 +87,8 @@ namespace MockDatabricks.Tests.Server
         [InlineData("CREATE TABLE t (a INT)", "MOCK_NOT_SUPPORTED", "0A000")]
         [InlineData("INSERT INTO t VALUES (1)", "MOCK_NOT_SUPPORTED", "0A000")]
         [InlineData("SELECT * FROM range(10) WHERE id > 3", "MOCK_NOT_SUPPORTED", "0A000")]
+        [InlineData("SELECT * FROM range(3) AS t(a, b)", "NUM_TABLE_VALUE_ALIASES_MISMATCH", "42826")]
+        [InlineData("SELECT * FROM VALUES (1, 2), (3)", "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH", "42000")]
         public async Task StatementsAWarehouseRefuses_AnswerWithItsErrorClassAndSqlState(string statement, string errorClass, string sqlState)
         {
             using MockDatabricksClient client = fixture.NewClient();
@@ -116,6 +118,44 @@ namespace MockDatabricks.Tests.Server
             Field id = outcome.Schema.GetFieldByName("id");
             Assert.False(id.IsNullable);
             Assert.Equal("BIGINT", id.Metadata[ArrowColumns.SqlNameKey]);
+        }
+
+        [Fact]
+        public async Task AColumnAliasList_RenamesTheColumnsOfRange()
+        {
+            QueryOutcome outcome = await RunAsync("SELECT n FROM range(100) AS t(n)");
+
+            Assert.Equal(new[] { "n" }, outcome.Schema.FieldsList.Select(f => f.Name));
+            long[] values = outcome.Batches.SelectMany(b => ((Int64Array)b.Column(0)).Values.ToArray()).ToArray();
+            Assert.Equal(Enumerable.Range(0, 100).Select(i => (long)i), values);
+        }
+
+        [Fact]
+        public async Task AnInlineTable_ReturnsItsRows_UnderItsColumnAliases()
+        {
+            QueryOutcome outcome = await RunAsync("SELECT * FROM (VALUES (1, 'a'), (2, 'b'), (3, 'c')) AS t(id, name)");
+
+            Assert.Equal(new[] { "id", "name" }, outcome.Schema.FieldsList.Select(f => f.Name));
+            Assert.Equal(new[] { "INT", "STRING" }, new[] { 0, 1 }.Select(i => SqlName(outcome.Schema, i)));
+            RecordBatch batch = Assert.Single(outcome.Batches);
+            Assert.Equal(new int?[] { 1, 2, 3 }, ((Int32Array)batch.Column(0)).ToArray());
+            var names = (StringArray)batch.Column(1);
+            Assert.Equal(new[] { "a", "b", "c" }, Enumerable.Range(0, 3).Select(i => names.GetString(i)));
+        }
+
+        [Fact]
+        public async Task AnInlineTableWithoutAliases_NamesItsColumnsCol1AndWidensEachToTheTypeItsValuesMeetIn()
+        {
+            QueryOutcome outcome = await RunAsync("SELECT * FROM VALUES (1, NULL), (2L, 'x')");
+
+            Assert.Equal(new[] { "col1", "col2" }, outcome.Schema.FieldsList.Select(f => f.Name));
+            Assert.Equal(new[] { "BIGINT", "STRING" }, new[] { 0, 1 }.Select(i => SqlName(outcome.Schema, i)));
+            Assert.False(outcome.Schema.GetFieldByName("col1").IsNullable);
+            Assert.True(outcome.Schema.GetFieldByName("col2").IsNullable);
+            RecordBatch batch = Assert.Single(outcome.Batches);
+            Assert.Equal(new long?[] { 1, 2 }, ((Int64Array)batch.Column(0)).ToArray());
+            Assert.True(batch.Column(1).IsNull(0));
+            Assert.Equal("x", ((StringArray)batch.Column(1)).GetString(1));
         }
 
         [Fact]

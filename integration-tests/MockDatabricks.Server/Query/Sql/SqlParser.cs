@@ -9,7 +9,8 @@ namespace MockDatabricks.Server.Query.Sql
 {
     /// <summary>
     /// A recursive-descent reader of the Spark SQL the mock answers (see integration-tests/README.md, "Statement grammar"):
-    /// SELECT lists of expressions over nothing, range(...), a table, or a subquery, with LIMIT; SET; USE; SHOW. Literals
+    /// SELECT lists of expressions over nothing, range(...), a table, a subquery or VALUES (any of them aliased, with a column
+    /// alias list), with LIMIT; SET; USE; SHOW. Literals
     /// get Spark's types here (1 INT, 1L BIGINT, 1.5 DECIMAL(2,1), 1.5D DOUBLE, 'x' STRING, DATE '...', INTERVAL ...).
     /// DDL and DML are recognised and refused.
     /// </summary>
@@ -237,8 +238,21 @@ namespace MockDatabricks.Server.Query.Sql
 
         private FromItem ReadFromItem()
         {
+            if (Current.Is("VALUES"))
+            {
+                var rows = ReadValues();
+                return WithColumnAliases(new ValuesFromItem(rows, ReadAlias()));
+            }
+
             if (TrySymbol("("))
             {
+                if (Current.Is("VALUES"))
+                {
+                    var rows = ReadValues();
+                    ExpectSymbol(")");
+                    return WithColumnAliases(new ValuesFromItem(rows, ReadAlias()));
+                }
+
                 if (!Current.Is("SELECT"))
                 {
                     throw SqlError.Syntax(Current.ToString(), Current.Position);
@@ -246,7 +260,7 @@ namespace MockDatabricks.Server.Query.Sql
 
                 SelectStatement query = ReadSelect();
                 ExpectSymbol(")");
-                return new SubqueryFromItem(query, ReadAlias());
+                return WithColumnAliases(new SubqueryFromItem(query, ReadAlias()));
             }
 
             if (Current.Is("RANGE") && Peek(1).IsSymbol("("))
@@ -263,7 +277,7 @@ namespace MockDatabricks.Server.Query.Sql
                 }
 
                 ExpectSymbol(")");
-                return new RangeFromItem(arguments, ReadAlias());
+                return WithColumnAliases(new RangeFromItem(arguments, ReadAlias()));
             }
 
             var name = new List<string> { ReadName() };
@@ -277,7 +291,56 @@ namespace MockDatabricks.Server.Query.Sql
                 throw SqlError.UnknownFunction(string.Join(".", name));
             }
 
-            return new TableFromItem(name, ReadAlias());
+            return WithColumnAliases(new TableFromItem(name, ReadAlias()));
+        }
+
+        /// <summary>VALUES (expr, ...), (expr, ...): the rows of an inline table (a bare expression is a row of one).</summary>
+        private List<IReadOnlyList<SqlExpr>> ReadValues()
+        {
+            ExpectKeyword("VALUES");
+            var rows = new List<IReadOnlyList<SqlExpr>>();
+            do
+            {
+                var row = new List<SqlExpr>();
+                if (TrySymbol("("))
+                {
+                    do
+                    {
+                        row.Add(ReadExpression());
+                    }
+                    while (TrySymbol(","));
+
+                    ExpectSymbol(")");
+                }
+                else
+                {
+                    row.Add(ReadExpression());
+                }
+
+                rows.Add(row);
+            }
+            while (TrySymbol(","));
+
+            return rows;
+        }
+
+        /// <summary>An aliased FROM item's column alias list, (name, ...), when one follows the alias.</summary>
+        private FromItem WithColumnAliases(FromItem item)
+        {
+            if (item.Alias == null || !TrySymbol("("))
+            {
+                return item;
+            }
+
+            var names = new List<string>();
+            do
+            {
+                names.Add(ReadName());
+            }
+            while (TrySymbol(","));
+
+            ExpectSymbol(")");
+            return item with { ColumnAliases = names };
         }
 
         private SetStatement ReadSet()

@@ -31,7 +31,11 @@ namespace MockDatabricks.Server.Query.Sql
     /// <summary>A SELECT; <paramref name="Unsupported"/> names a clause the mock does not execute (GROUP BY, ORDER BY, ...).</summary>
     public sealed record SelectStatement(IReadOnlyList<SelectItem> Items, IReadOnlyList<FromItem> From, SqlExpr? Where, long? Limit, string? Unsupported) : SqlStatement;
 
-    public abstract record FromItem(string? Alias);
+    public abstract record FromItem(string? Alias)
+    {
+        /// <summary>The column names after the alias (range(3) AS t(n), (VALUES ...) AS t(a, b)): the item's columns renamed in order.</summary>
+        public IReadOnlyList<string>? ColumnAliases { get; init; }
+    }
 
     public sealed record TableFromItem(IReadOnlyList<string> Name, string? Alias) : FromItem(Alias);
 
@@ -39,6 +43,9 @@ namespace MockDatabricks.Server.Query.Sql
     public sealed record RangeFromItem(IReadOnlyList<SqlExpr> Arguments, string? Alias) : FromItem(Alias);
 
     public sealed record SubqueryFromItem(SelectStatement Query, string? Alias) : FromItem(Alias);
+
+    /// <summary>VALUES (a, b), (c, d): an inline table of constant rows; its columns are col1, col2, ... unless renamed.</summary>
+    public sealed record ValuesFromItem(IReadOnlyList<IReadOnlyList<SqlExpr>> Rows, string? Alias) : FromItem(Alias);
 
     /// <summary>SET (list), SET key (show one), SET key = value.</summary>
     public sealed record SetStatement(string? Key, string? Value) : SqlStatement;
