@@ -16,8 +16,11 @@
 #                        reader (the rule that lets every reader progress)
 #   long-lived           100 queries of a twentieth of the rows on one database kept open (80 warm-up queries of the
 #                        same size first, through their own databases: a fresh process's tiered JIT grew the working
-#                        set by ~10 % over its first 100 queries, which a process that has run for hours is past), then
-#                        idle past the pools' trim period (--idle-trim-seconds, given to both drivers; stock ignores it)
+#                        set by ~10 % over its first 100 queries, which a process that has run for hours is past;
+#                        every value checked, as in the other multi-query scenarios: checking every 1000th, the
+#                        warm-up left the patched process ~12 MB below the working set it settles at, and the drift
+#                        and trim figures measured that settling, not the driver), then idle past the pools' trim
+#                        period (--idle-trim-seconds, given to both drivers; stock ignores it)
 #   wide-16x16           the full result with parallel downloads and prefetch at 16 and a 400 MB download budget
 #                        (the JDBC-like settings of adbc-drivers/databricks PR #377)
 #
@@ -65,7 +68,7 @@ host_probe() {
     probe "$driver" concurrent-16-on-1 $((rows / 16)) "$run" --workload concurrent --queries 16 --databases 1 --sample-every 1 \
         --property "adbc.databricks.memory.budget_mb=$small_budget_mb"
     probe "$driver" long-lived "$twentieth" "$run" --workload sequential --queries 100 --warmup-queries 80 --warmup-rows "$twentieth" \
-        --idle-seconds $((idle_trim_seconds + 5)) --property "adbc.databricks.memory.buffer_pool_idle_trim_seconds=$idle_trim_seconds"
+        --sample-every 1 --idle-seconds $((idle_trim_seconds + 5)) --property "adbc.databricks.memory.buffer_pool_idle_trim_seconds=$idle_trim_seconds"
     probe "$driver" wide-16x16 "$rows" "$run" --property adbc.databricks.cloudfetch.parallel_downloads=16 \
         --property adbc.databricks.cloudfetch.prefetch_count=16 --property adbc.databricks.cloudfetch.memory_buffer_size_mb=400
 }
