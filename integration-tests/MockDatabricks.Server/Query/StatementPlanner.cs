@@ -279,12 +279,12 @@ namespace MockDatabricks.Server.Query
 
         /// <summary>VALUES rows of constants: each column takes the type its values meet in (Spark's inline table rule), named col1, col2, ...</summary>
         private static (TableDefinition? Table, long Rows, string Key, IReadOnlyList<(string? Qualifier, TableColumn Column)> Columns) Values(
-            ValuesFromItem values, StatementContext context, DateTimeOffset now)
+            ValuesFromItem inline, StatementContext context, DateTimeOffset now)
         {
             var scope = BindingScope.Empty(context.Session, now);
-            int width = values.Rows[0].Count;
+            int width = inline.Rows[0].Count;
             var bound = new List<List<BoundExpr>>();
-            foreach (IReadOnlyList<SqlExpr> row in values.Rows)
+            foreach (IReadOnlyList<SqlExpr> row in inline.Rows)
             {
                 if (row.Count != width)
                 {
@@ -299,17 +299,18 @@ namespace MockDatabricks.Server.Query
                     : throw new SqlError("INVALID_INLINE_TABLE.CANNOT_EVALUATE_EXPRESSION_IN_INLINE_TABLE", $"Invalid inline table. Cannot evaluate the expression {b.Name} in inline table definition.", "42000")).ToList());
             }
 
+            List<object?[]> values = bound.Select(row => row.Select(b => b.Evaluate(0)).ToArray()).ToList();
             var fields = new List<SqlField>();
             for (int c = 0; c < width; c++)
             {
                 SqlType type = SqlTypeRules.Wider(bound.Select(row => row[c].Type));
-                fields.Add(new SqlField($"col{c + 1}", type, bound.Any(row => row[c].Evaluate(0) == null)));
+                fields.Add(new SqlField($"col{c + 1}", type, values.Any(row => row[c] == null)));
             }
 
-            List<object?[]> rows = bound.Select(row => row.Select((b, c) => SqlCast.Cast(b.Evaluate(0), b.Type, fields[c].Type)).ToArray()).ToList();
+            List<object?[]> rows = values.Select((row, r) => row.Select((value, c) => SqlCast.Cast(value, bound[r][c].Type, fields[c].Type)).ToArray()).ToList();
             string key = "values " + string.Join("; ", bound.Select(row => string.Join(", ", row.Select(b => $"{b.Name}:{b.Type.Sql}"))));
             TableDefinition table = TableDefinition.Of(key, fields, rows);
-            return (table, rows.Count, table.Key, table.Columns.Select(c => (values.Alias, c)).ToList());
+            return (table, rows.Count, table.Key, table.Columns.Select(c => (inline.Alias, c)).ToList());
         }
 
         /// <summary>
