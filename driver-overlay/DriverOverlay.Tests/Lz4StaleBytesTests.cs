@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using System.Linq;
 using DriverOverlay.Tests.Memory;
 using Lz4Reference;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests
 {

@@ -1,3 +1,5 @@
+using static DriverOverlay.Tests.Memory.MemoryTestData;
+
 namespace DriverOverlay.Tests.Memory
 {
     /// <summary>The record-batch allocator's connection properties: published names, defaults, parsing, errors.</summary>

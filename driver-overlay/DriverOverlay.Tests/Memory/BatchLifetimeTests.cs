@@ -2,6 +2,7 @@ using System.Buffers;
 using Apache.Arrow;
 using Apache.Arrow.C;
 using static DriverOverlay.Tests.Memory.ArrowBatchData;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

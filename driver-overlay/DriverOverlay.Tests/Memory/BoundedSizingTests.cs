@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using System.Net.Http;
 using Lz4Reference;
 using Xunit.Abstractions;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -3,6 +3,7 @@ using System.Linq;
 using System.Reflection;
 using Lz4Reference;
 using static Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

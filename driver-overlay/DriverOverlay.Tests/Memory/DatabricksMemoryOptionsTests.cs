@@ -1,3 +1,5 @@
+using static DriverOverlay.Tests.Memory.MemoryTestData;
+
 namespace DriverOverlay.Tests.Memory
 {
     /// <summary>Connection-property parsing of the scope's limits: defaults, every key, errors, rounding.</summary>

@@ -1,6 +1,7 @@
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using Lz4Reference;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Linq;
 using Apache.Arrow;
 using static DriverOverlay.Tests.Memory.ArrowBatchData;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

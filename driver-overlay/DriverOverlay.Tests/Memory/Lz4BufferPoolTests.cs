@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -1,4 +1,5 @@
 using Lz4Reference;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

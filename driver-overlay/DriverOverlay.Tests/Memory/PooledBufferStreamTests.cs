@@ -1,3 +1,5 @@
+using static DriverOverlay.Tests.Memory.MemoryTestData;
+
 namespace DriverOverlay.Tests.Memory
 {
     /// <summary>The stream over an uncompressed CloudFetch file (<see cref="PooledBuffer.ToStream"/>): span reads copy straight from the pooled array.</summary>

@@ -1,4 +1,5 @@
 using System.Net.Http;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

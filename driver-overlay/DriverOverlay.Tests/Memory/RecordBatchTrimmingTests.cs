@@ -1,6 +1,7 @@
 using Apache.Arrow;
 using Apache.Arrow.Memory;
 using static DriverOverlay.Tests.Memory.ArrowBatchData;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -4,6 +4,7 @@ using System.Runtime.CompilerServices;
 using Apache.Arrow;
 using static DriverOverlay.Tests.Memory.ArrowBatchData;
 using static Apache.Arrow.Adbc.Drivers.Databricks.DatabricksMemoryMetricNames;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {

@@ -2,6 +2,7 @@ using System.Runtime.CompilerServices;
 using Apache.Arrow;
 using Apache.Arrow.Types;
 using static DriverOverlay.Tests.Memory.ArrowBatchData;
+using static DriverOverlay.Tests.Memory.MemoryTestData;
 
 namespace DriverOverlay.Tests.Memory
 {
