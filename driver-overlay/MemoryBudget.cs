@@ -18,6 +18,7 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Threading;
 using System.Threading.Tasks;
 
@@ -99,17 +100,23 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             lock (_gate)
             {
-                Add(bytes);
+                AddInUse(bytes);
             }
+
+            Publish(DatabricksMemoryMetrics.BudgetInUse, bytes);
         }
 
         public void Uncharge(long bytes)
         {
+            WaiterEnds ends = default;
             lock (_gate)
             {
-                Add(-bytes);
-                GrantWaiters();
+                AddInUse(-bytes);
+                GrantWaiters(ref ends);
             }
+
+            Publish(DatabricksMemoryMetrics.BudgetInUse, -bytes);
+            ends.Run(this);
         }
 
         /// <summary>Gives the released scope's limit back to the meter (the scope's lifetime ends).</summary>
@@ -126,13 +133,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 }
 
                 Grant(account, bytes);
-                return true;
             }
+
+            Publish(DatabricksMemoryMetrics.BudgetInUse, bytes);
+            return true;
         }
 
         internal Task AcquireAsync(MemoryBudgetAccount account, long bytes, CancellationToken cancellationToken)
         {
-            Waiter waiter;
+            Waiter? waiter = null;
             lock (_gate)
             {
                 account.ThrowIfClosed();
@@ -144,18 +153,25 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 if (CanGrantNow(account, bytes))
                 {
                     Grant(account, bytes);
-                    return Task.CompletedTask;
                 }
-
-                waiter = new Waiter(account, bytes);
-                waiter.Node = _waiters.AddLast(waiter);
-                account.Waiter = waiter;
-                Publish(DatabricksMemoryMetrics.BudgetWaiters, 1);
+                else
+                {
+                    waiter = new Waiter(account, bytes, cancellationToken);
+                    waiter.Node = _waiters.AddLast(waiter);
+                }
             }
 
+            if (waiter == null)
+            {
+                Publish(DatabricksMemoryMetrics.BudgetInUse, bytes);
+                return Task.CompletedTask;
+            }
+
+            Publish(DatabricksMemoryMetrics.BudgetWaiters, 1);
             if (cancellationToken.CanBeCanceled)
             {
-                waiter.Registration = cancellationToken.Register(() => Abandon(waiter, w => w.Completion.TrySetCanceled(cancellationToken)));
+                // Outside the lock: a token cancelled already runs Abandon right here, and Abandon takes the lock.
+                waiter.AttachRegistration(cancellationToken.Register(state => Abandon((Waiter)state!), waiter));
             }
 
             return waiter.Completion.Task;
@@ -163,6 +179,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         internal void Release(MemoryBudgetAccount account, long bytes)
         {
+            WaiterEnds ends = default;
             lock (_gate)
             {
                 if (account.IsClosed)
@@ -177,14 +194,23 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 }
 
                 account.Held -= bytes;
-                Add(-bytes);
-                GrantWaiters();
+                AddInUse(-bytes);
+                GrantWaiters(ref ends);
             }
+
+            Publish(DatabricksMemoryMetrics.BudgetInUse, -bytes);
+            ends.Run(this);
         }
 
+        /// <summary>
+        /// Closes <paramref name="account"/>: in one step under the lock it gives back what the account holds, ends every
+        /// wait of the account and grants whoever that makes room for, so no release can slip in between and grant the
+        /// closed account a file nobody would ever give back.
+        /// </summary>
         internal void Close(MemoryBudgetAccount account)
         {
-            Waiter? waiter;
+            WaiterEnds ends = default;
+            long returned;
             lock (_gate)
             {
                 if (account.IsClosed)
@@ -193,20 +219,26 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 }
 
                 account.IsClosed = true;
-                Add(-account.Held);
+                returned = account.Held;
                 account.Held = 0;
-                waiter = account.Waiter;
+                AddInUse(-returned);
+                for (LinkedListNode<Waiter>? node = _waiters.First; node != null;)
+                {
+                    LinkedListNode<Waiter>? next = node.Next;
+                    if (node.Value.Account == account)
+                    {
+                        Remove(node.Value);
+                        ends.Add(node.Value, WaiterEnd.Closed);
+                    }
+
+                    node = next;
+                }
+
+                GrantWaiters(ref ends);
             }
 
-            if (waiter != null)
-            {
-                Abandon(waiter, w => w.Completion.TrySetException(new ObjectDisposedException(nameof(MemoryBudgetAccount), "The reader's pipeline was disposed while it waited for memory.")));
-            }
-
-            lock (_gate)
-            {
-                GrantWaiters();
-            }
+            Publish(DatabricksMemoryMetrics.BudgetInUse, -returned);
+            ends.Run(this);
         }
 
         /// <summary>
@@ -246,11 +278,17 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private void Grant(MemoryBudgetAccount account, long bytes)
         {
             account.Held += bytes;
-            Add(bytes);
+            AddInUse(bytes);
         }
 
-        /// <summary>Serves waiters in arrival order. Callers hold <see cref="_gate"/>.</summary>
-        private void GrantWaiters()
+        /// <summary>Under <see cref="_gate"/>; interlocked so that <see cref="InUse"/> reads it whole without the lock (a long on 32-bit .NET Framework).</summary>
+        private void AddInUse(long delta) => Interlocked.Add(ref _inUse, delta);
+
+        /// <summary>
+        /// Grants waiters in arrival order, under <see cref="_gate"/>; the granted waits are completed by the caller once it
+        /// has left the lock (<see cref="WaiterEnds.Run"/>). Closed accounts have no waiters: closing removes them.
+        /// </summary>
+        private void GrantWaiters(ref WaiterEnds ends)
         {
             bool fifoBlocked = false;
             LinkedListNode<Waiter>? node = _waiters.First;
@@ -266,14 +304,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     {
                         Remove(waiter);
                         Grant(account, waiter.Bytes);
-                        if (_tags.Length > 0)
-                        {
-                            DatabricksMemoryMetrics.BudgetWaits.Add(1, _tags);
-                            DatabricksMemoryMetrics.BudgetWaitTime.Add(waiter.Clock.Elapsed.TotalSeconds, _tags);
-                        }
-
-                        waiter.Registration.Dispose();
-                        waiter.Completion.TrySetResult(true);
+                        ends.Add(waiter, WaiterEnd.Granted);
                     }
                     else if (!fitsDatabase)
                     {
@@ -285,69 +316,143 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        /// <summary>Ends a wait that will not be granted (cancelled, or its account closed); frees whoever it held back.</summary>
-        private void Abandon(Waiter waiter, Action<Waiter> end)
+        /// <summary>
+        /// The cancellation callback of a wait: ends it unless a grant or a close ended it first, and frees whoever it held
+        /// back. Runs on the cancelling thread; everything but the list update happens outside the lock.
+        /// </summary>
+        private void Abandon(Waiter waiter)
         {
+            WaiterEnds ends = default;
             lock (_gate)
             {
                 if (waiter.Node == null)
                 {
-                    return; // granted or abandoned already
+                    return; // granted or closed already
                 }
 
                 Remove(waiter);
-                GrantWaiters();
+                ends.Add(waiter, WaiterEnd.Cancelled);
+                GrantWaiters(ref ends);
             }
 
-            waiter.Registration.Dispose();
-            end(waiter);
+            ends.Run(this);
         }
 
         private void Remove(Waiter waiter)
         {
             _waiters.Remove(waiter.Node!);
             waiter.Node = null;
-            if (waiter.Account.Waiter == waiter)
-            {
-                waiter.Account.Waiter = null;
-            }
-
-            Publish(DatabricksMemoryMetrics.BudgetWaiters, -1);
-        }
-
-        private void Add(long bytes)
-        {
-            Interlocked.Add(ref _inUse, bytes);
-            Publish(DatabricksMemoryMetrics.BudgetInUse, bytes);
         }
 
         private void Publish(System.Diagnostics.Metrics.UpDownCounter<long> instrument, long delta)
         {
-            if (_tags.Length > 0)
+            if (_tags.Length > 0 && delta != 0)
             {
                 instrument.Add(delta, _tags);
             }
         }
 
+        /// <summary>
+        /// Completes a wait that the lock holder took off the list, with the outcome it decided, after the lock is left:
+        /// completing a task, disposing a registration and publishing a measurement may each run code of others
+        /// (a continuation, a cancellation callback waited for, a meter listener), and none of it may run under the lock.
+        /// </summary>
+        private void End(Waiter waiter, WaiterEnd end)
+        {
+            Publish(DatabricksMemoryMetrics.BudgetWaiters, -1);
+            switch (end)
+            {
+                case WaiterEnd.Granted:
+                    Publish(DatabricksMemoryMetrics.BudgetInUse, waiter.Bytes);
+                    if (_tags.Length > 0)
+                    {
+                        DatabricksMemoryMetrics.BudgetWaits.Add(1, _tags);
+                        DatabricksMemoryMetrics.BudgetWaitTime.Add(waiter.Clock.Elapsed.TotalSeconds, _tags);
+                    }
+
+                    waiter.Completion.TrySetResult(true);
+                    break;
+                case WaiterEnd.Cancelled:
+                    waiter.Completion.TrySetCanceled(waiter.CancellationToken);
+                    break;
+                default:
+                    waiter.Completion.TrySetException(new ObjectDisposedException(nameof(MemoryBudgetAccount), "The reader's pipeline was disposed while it waited for memory."));
+                    break;
+            }
+
+            waiter.DetachRegistration();
+        }
+
+        private enum WaiterEnd
+        {
+            Granted,
+            Cancelled,
+            Closed,
+        }
+
+        /// <summary>The waits one step under the lock ended, in the order it ended them (arrival order among grants).</summary>
+        private struct WaiterEnds
+        {
+            private List<(Waiter Waiter, WaiterEnd End)>? _ends;
+
+            public void Add(Waiter waiter, WaiterEnd end) => (_ends ??= new List<(Waiter, WaiterEnd)>()).Add((waiter, end));
+
+            public void Run(MemoryBudget budget)
+            {
+                if (_ends == null)
+                {
+                    return;
+                }
+
+                foreach ((Waiter waiter, WaiterEnd end) in _ends)
+                {
+                    budget.End(waiter, end);
+                }
+            }
+        }
+
         internal sealed class Waiter
         {
-            public Waiter(MemoryBudgetAccount account, long bytes)
+            // Its cancellation registration, attached after the wait is queued (outside the lock): null before, Ended once
+            // the wait has ended; whichever of attach and end comes second disposes the registration.
+            private static readonly object Ended = new object();
+            private object? _registration;
+
+            public Waiter(MemoryBudgetAccount account, long bytes, CancellationToken cancellationToken)
             {
                 Account = account;
                 Bytes = bytes;
+                CancellationToken = cancellationToken;
             }
 
             public MemoryBudgetAccount Account { get; }
 
             public long Bytes { get; }
 
+            public CancellationToken CancellationToken { get; }
+
             public Stopwatch Clock { get; } = Stopwatch.StartNew();
 
             public TaskCompletionSource<bool> Completion { get; } = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
 
+            /// <summary>Its place in the budget's list while it waits; null once ended. Read and written under the budget's lock.</summary>
             public LinkedListNode<Waiter>? Node { get; set; }
 
-            public CancellationTokenRegistration Registration { get; set; }
+            public void AttachRegistration(CancellationTokenRegistration registration)
+            {
+                if (Interlocked.CompareExchange(ref _registration, new StrongBox<CancellationTokenRegistration>(registration), null) != null)
+                {
+                    registration.DisposeWithoutWaiting(); // the wait ended before its registration was attached
+                }
+            }
+
+            public void DetachRegistration()
+            {
+                if (Interlocked.Exchange(ref _registration, Ended) is StrongBox<CancellationTokenRegistration> attached)
+                {
+                    attached.Value.DisposeWithoutWaiting();
+                }
+            }
         }
     }
 
@@ -379,8 +484,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public MemoryBudget Budget => _budget;
 
         internal bool IsClosed { get; set; }
-
-        internal MemoryBudget.Waiter? Waiter { get; set; }
 
         /// <summary>Takes <paramref name="bytes"/> now if they fit (and no one waits ahead); false otherwise.</summary>
         public bool TryAcquire(long bytes) => _budget.TryAcquire(this, Positive(bytes));
