@@ -51,7 +51,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private readonly object _idTag;
         private int _references;
 
-        private DatabricksMemoryScope(DatabricksMemoryOptions options)
+        private DatabricksMemoryScope(DatabricksMemoryOptions options, bool live = true)
         {
             Id = Interlocked.Increment(ref s_lastId);
             _idTag = Id;
@@ -61,15 +61,34 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 options.PoolingEnabled ? options.BufferPoolMaxRetainedBytes : 0,
                 new PoolMeter(_idTag, DatabricksMemoryMetricNames.Lz4BuffersPool),
                 options.BufferPoolIdleTrimPeriod);
-            Budget = new MemoryBudget(options.BudgetBytes, _idTag);
+            Budget = new MemoryBudget(options.BudgetBytes, live ? _idTag : null);
             Lz4 = new ScopedLz4Decompressor(this);
             ArrowBatchPool = NewArrowBatchPool(options, _idTag);
             BatchAllocator = options.ArrowBatchesPooled
                 ? new ScopedArrowAllocator(ArrowBatchPool, options.PoisonReturnedArrays)
                 : MemoryAllocator.Default.Value;
-            _references = 1;
-            DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ScopeTag, _idTag));
+            _references = live ? 1 : 0;
+            if (live)
+            {
+                DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ScopeTag, _idTag));
+            }
+            else
+            {
+                BufferPool.Release();
+                ArrowBatchPool.Release();
+            }
         }
+
+        /// <summary>
+        /// For a component built without a connection's scope (upstream's tests build them so): a scope released from the
+        /// start, so every buffer is an ordinary GC allocation as in upstream's driver, and never published as a live
+        /// scope or a budget. A scope created and released for this instead read, on the meter, as a second live scope
+        /// and a second budget beside the database's for as long as a listener summed them.
+        /// </summary>
+        public static DatabricksMemoryScope Unpooled { get; } = CreateUnpooled();
+
+        /// <summary>A new scope like <see cref="Unpooled"/>; the driver uses that one.</summary>
+        internal static DatabricksMemoryScope CreateUnpooled() => new DatabricksMemoryScope(DatabricksMemoryOptions.FromProperties(null), live: false);
 
         /// <summary>Process-unique id, published as the <c>scope</c> tag of every measurement.</summary>
         public int Id { get; }

@@ -56,12 +56,25 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
 
             Task all = Task.WhenAll(downloads);
-            _ = all.ContinueWith(t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            _ = ObserveFaultAsync(all);
             using (var timer = new CancellationTokenSource())
             {
                 Task first = await Task.WhenAny(all, Task.Delay(bound, timer.Token)).ConfigureAwait(false);
                 timer.Cancel();
                 return first == all;
+            }
+        }
+
+        /// <summary>Awaits <paramref name="task"/> and swallows its fault, so a fault after the bound is observed.</summary>
+        private static async Task ObserveFaultAsync(Task task)
+        {
+            try
+            {
+                await task.ConfigureAwait(false);
+            }
+            catch
+            {
+                // how each download ended is its result's business (see WaitAsync)
             }
         }
     }

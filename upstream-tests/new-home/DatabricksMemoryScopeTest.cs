@@ -16,6 +16,7 @@
 
 using System;
 using System.Collections.Generic;
+using System.Diagnostics.Metrics;
 using System.IO;
 using Xunit;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
@@ -136,6 +137,49 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Same(owner.Scope, connection.Scope);
             Assert.Equal(2, owner.Scope.LeaseCount);
             Assert.Equal(64L * MiB, owner.Scope.Budget.Limit);
+        }
+
+        [Fact]
+        public void CreateUnpooled_ForComponentsBuiltWithoutAScope_IsReleasedAndNeverCountedAsALiveScopeOrABudget()
+        {
+            // Arrange: what a listener summing the meter sees (series 1.5.0 created and released a scope for this, which
+            // read as a second live scope and a second budget beside the database's)
+            List<(string Instrument, object? Scope)> published = new List<(string, object?)>();
+            using MeterListener listener = new MeterListener();
+            listener.InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Name == DatabricksMemoryMetricNames.LiveScopes || instrument.Name == DatabricksMemoryMetricNames.BudgetLimit)
+                {
+                    l.EnableMeasurementEvents(instrument);
+                }
+            };
+            listener.SetMeasurementEventCallback<long>((instrument, value, tags, state) =>
+            {
+                object? scope = null;
+                foreach (KeyValuePair<string, object?> tag in tags)
+                {
+                    scope = tag.Key == DatabricksMemoryMetricNames.ScopeTag ? tag.Value : scope;
+                }
+
+                lock (published)
+                {
+                    published.Add((instrument.Name, scope));
+                }
+            });
+            listener.Start();
+
+            // Act
+            DatabricksMemoryScope unpooled = DatabricksMemoryScope.CreateUnpooled();
+            using DatabricksMemoryLease lease = unpooled.AcquireLease();
+            using PooledArray array = unpooled.BufferPool.Rent(1 * MiB);
+
+            // Assert
+            listener.Dispose();
+            Assert.DoesNotContain(published, measurement => Equals(measurement.Scope, unpooled.Id)); // other tests' scopes may show
+
+            Assert.True(unpooled.IsReleased);
+            Assert.True(lease.IsDetached);
+            Assert.Equal(0, unpooled.BufferPool.InUseBytes); // an ordinary GC allocation, as in upstream's driver
         }
     }
 }

@@ -16,9 +16,11 @@
 
 using System;
 using System.IO;
+using System.Linq;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using Apache.Arrow.Memory;
+using Apache.Arrow.Types;
 using Xunit;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemArrowData;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
@@ -80,7 +82,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             using (ArrowStreamReader reader = new ArrowStreamReader(new MemoryStream(s_threeBatches), owner.Scope.BatchAllocator))
             {
                 // Act
-                RecordBatch trimmed = RecordBatchTrimming.FirstRows(reader.ReadNextRecordBatch(), 10, owner.Scope.BatchAllocator);
+                RecordBatch trimmed = RecordBatchTrimming.FirstRows(reader.ReadNextRecordBatch(), 15_000, owner.Scope.BatchAllocator);
                 Assert.True(pool.InUseBytes > 0, "the trimmed batch's own buffers come from the scope");
                 trimmed.Dispose();
             }
@@ -115,5 +117,84 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             AssertValues(trimmed, 0, 999);
             AssertValues(second, 1, Rows);
         }
+
+        [Fact]
+        public void FirstRows_TenOfTwentyThousandRows_KeepsOnlyTheTenRowsBytes()
+        {
+            // Arrange
+            using ArrowStreamReader reader = new ArrowStreamReader(new MemoryStream(s_threeBatches));
+            RecordBatch first = reader.ReadNextRecordBatch();
+            long originalBytes = BufferBytes(first);
+
+            // Act
+            using RecordBatch trimmed = RecordBatchTrimming.FirstRows(first, 10, MemoryAllocator.Default.Value);
+
+            // Assert: ten ids (80 bytes), eleven offsets (44), ten short labels and a validity byte, each buffer padded
+            // to 64 bytes by Apache.Arrow: far under a kilobyte, where the original holds hundreds
+            AssertValues(trimmed, 0, 10);
+            Assert.True(originalBytes > 200 * KiB, $"the original holds {originalBytes} bytes");
+            Assert.True(BufferBytes(trimmed) < 1 * KiB, $"the trimmed batch holds {BufferBytes(trimmed)} bytes");
+        }
+
+        [Fact]
+        public void FirstRows_NestedAndBooleanColumns_KeepTheFirstRowsValuesInTheirOwnBytes()
+        {
+            // Arrange: a list, a struct and a boolean column, the other layouts a result can hold
+            const int AllRows = 5000;
+            const int Kept = 7;
+            ListArray.Builder lists = new ListArray.Builder(Int32Type.Default);
+            Int32Array.Builder listValues = (Int32Array.Builder)lists.ValueBuilder;
+            Int32Array.Builder numbers = new Int32Array.Builder();
+            StringArray.Builder names = new StringArray.Builder();
+            BooleanArray.Builder flags = new BooleanArray.Builder();
+            for (int row = 0; row < AllRows; row++)
+            {
+                lists.Append();
+                for (int item = 0; item < row % 4; item++)
+                {
+                    listValues.Append((row * 10) + item);
+                }
+
+                numbers.Append(row * 3);
+                names.Append($"name-{row}");
+                flags.Append(row % 3 == 0);
+            }
+
+            StructType pairType = new StructType(new[] { new Field("number", Int32Type.Default, false), new Field("name", StringType.Default, false) });
+            StructArray pairs = new StructArray(pairType, AllRows, new IArrowArray[] { numbers.Build(), names.Build() }, ArrowBuffer.Empty);
+            Schema schema = new Schema.Builder()
+                .Field(new Field("list", new ListType(Int32Type.Default), true))
+                .Field(new Field("pair", pairType, true))
+                .Field(new Field("flag", BooleanType.Default, false))
+                .Build();
+            RecordBatch batch = new RecordBatch(schema, new IArrowArray[] { lists.Build(), pairs, flags.Build() }, AllRows);
+            long originalBytes = BufferBytes(batch);
+
+            // Act
+            using RecordBatch trimmed = RecordBatchTrimming.FirstRows(batch, Kept, MemoryAllocator.Default.Value);
+
+            // Assert
+            Assert.Equal(Kept, trimmed.Length);
+            ListArray keptLists = (ListArray)trimmed.Column(0);
+            StructArray keptPairs = (StructArray)trimmed.Column(1);
+            BooleanArray keptFlags = (BooleanArray)trimmed.Column(2);
+            for (int row = 0; row < Kept; row++)
+            {
+                int[] expected = Enumerable.Range(0, row % 4).Select(item => (row * 10) + item).ToArray();
+                Assert.Equal(expected, ((Int32Array)keptLists.GetSlicedValues(row)).Values.ToArray());
+                Assert.Equal(row * 3, ((Int32Array)keptPairs.Fields[0]).GetValue(row));
+                Assert.Equal($"name-{row}", ((StringArray)keptPairs.Fields[1]).GetString(row));
+                Assert.Equal(row % 3 == 0, keptFlags.GetValue(row));
+            }
+
+            Assert.True(originalBytes > 50 * KiB, $"the original holds {originalBytes} bytes");
+            Assert.True(BufferBytes(trimmed) < 2 * KiB, $"the trimmed batch holds {BufferBytes(trimmed)} bytes");
+        }
+
+        /// <summary>Bytes of every buffer of every column, children included.</summary>
+        private static long BufferBytes(RecordBatch batch) => batch.Arrays.Sum(array => BufferBytes(array.Data));
+
+        private static long BufferBytes(ArrayData data) =>
+            data.Buffers.Sum(buffer => (long)buffer.Length) + (data.Children ?? System.Array.Empty<ArrayData>()).Sum(BufferBytes);
     }
 }
