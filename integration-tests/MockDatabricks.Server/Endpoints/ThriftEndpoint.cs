@@ -5,6 +5,7 @@ using Microsoft.AspNetCore.Http;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Thrift;
 using MockDatabricks.Server.Faults;
+using MockDatabricks.Server.Catalog;
 using MockDatabricks.Server.Query;
 using MockDatabricks.Server.State;
 using Thrift;
