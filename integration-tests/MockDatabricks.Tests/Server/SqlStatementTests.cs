@@ -348,6 +348,17 @@ namespace MockDatabricks.Tests.Server
         }
 
         [Fact]
+        public async Task TheFixtureTablesVariantColumn_IsJsonText_DescribedAsVariant()
+        {
+            QueryOutcome outcome = await RunAsync("SELECT c_variant FROM main.adbc_testing.all_column_types");
+
+            Assert.Equal(TTypeId.String, Assert.Single(outcome.Metadata.Schema!.Columns).TypeId);
+            Assert.Equal("VARIANT", SqlName(outcome.Schema, 0));
+            var values = (StringArray)Assert.Single(outcome.Batches).Column(0);
+            Assert.Equal(new[] { "{\"n\":1,\"tags\":[\"t1\"]}", "{\"n\":2,\"tags\":[\"t2\"]}", null }, Enumerable.Range(0, values.Length).Select(i => values.GetString(i)));
+        }
+
+        [Fact]
         public async Task TheSuitesSampleTable_ReadsAsItsScriptLeftIt_CharPaddedVarcharAsString()
         {
             QueryOutcome outcome = await RunAsync("SELECT id, name, varchar, char, decimal FROM main.adbc_testing.sample_types");

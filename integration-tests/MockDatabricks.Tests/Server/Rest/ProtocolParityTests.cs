@@ -24,6 +24,7 @@ namespace MockDatabricks.Tests.Server.Rest
         [InlineData("DESC TABLE EXTENDED `main`.`adbc_testing`.`cross_ref_orders` AS JSON")]
         [InlineData("SELECT current_catalog(), current_schema() AS s")]
         [InlineData("SELECT customer_id, customer_name, email FROM main.adbc_testing.cross_ref_customers")]
+        [InlineData("SELECT c_int, c_string, c_variant FROM main.adbc_testing.all_column_types")]
         public async Task AStatement_AnswersTheSame_OverThriftAndRest(string statement)
         {
             QueryOutcome thrift = await ThriftAsync(statement);
