@@ -79,6 +79,7 @@ builder.Services.AddSingleton<AdminFaultRegistry>();
 builder.Services.AddSingleton<SessionRegistry>();
 builder.Services.AddSingleton(new DatasetStore(options.CacheBytes));
 builder.Services.AddSingleton<ResultBuilder>();
+builder.Services.AddSingleton<StatementExecutor>();
 builder.Services.AddSingleton<CliService>();
 builder.Services.AddSingleton<ThriftEndpoint>();
 builder.Services.AddSingleton<CloudFetchEndpoint>();

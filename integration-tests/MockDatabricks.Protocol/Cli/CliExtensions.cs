@@ -26,26 +26,6 @@ namespace MockDatabricks.Protocol.Cli
             new TColumnDesc(name, new TTypeDesc(new() { new TTypeEntry { PrimitiveEntry = new TPrimitiveTypeEntry(type) } }), position);
 
         /// <summary>
-        /// The descriptor a warehouse sends for an Arrow field of the result's native schema. A DECIMAL carries its precision
-        /// and scale as type qualifiers (recorded warehouse replies do; the Python connector fails without them). The type
-        /// stays TIMESTAMP / DECIMAL when the values travel as strings (useArrowNativeTypes off, or column-based results).
-        /// </summary>
-        public static TColumnDesc Of(Apache.Arrow.Field field, int position)
-        {
-            TColumnDesc column = Primitive(field.Name, TypeIdOf(field.DataType), position);
-            if (field.DataType is Apache.Arrow.Types.Decimal128Type decimalType)
-            {
-                column.TypeDesc.Types[0].PrimitiveEntry.TypeQualifiers = new TTypeQualifiers(new()
-                {
-                    ["precision"] = new TTypeQualifierValue { I32Value = decimalType.Precision },
-                    ["scale"] = new TTypeQualifierValue { I32Value = decimalType.Scale },
-                });
-            }
-
-            return column;
-        }
-
-        /// <summary>
         /// The descriptor of a SQL column: its Thrift type id (complex and interval types too: a warehouse describes every
         /// column with one primitiveEntry), DECIMAL precision and scale and VARCHAR/CHAR length as type qualifiers.
         /// </summary>
@@ -72,19 +52,6 @@ namespace MockDatabricks.Protocol.Cli
         }
 
         public TTypeId TypeId => TypeDesc.Types[0].PrimitiveEntry.Type;
-
-        private static TTypeId TypeIdOf(Apache.Arrow.Types.IArrowType type) => type.TypeId switch
-        {
-            Apache.Arrow.Types.ArrowTypeId.Int32 => TTypeId.Int,
-            Apache.Arrow.Types.ArrowTypeId.Int64 => TTypeId.BigInt,
-            Apache.Arrow.Types.ArrowTypeId.Double => TTypeId.Double,
-            Apache.Arrow.Types.ArrowTypeId.Decimal128 => TTypeId.Decimal,
-            Apache.Arrow.Types.ArrowTypeId.String => TTypeId.String,
-            Apache.Arrow.Types.ArrowTypeId.Timestamp => TTypeId.Timestamp,
-            Apache.Arrow.Types.ArrowTypeId.Date32 => TTypeId.Date,
-            Apache.Arrow.Types.ArrowTypeId.Boolean => TTypeId.Boolean,
-            _ => throw new NotSupportedException($"The mock does not serve Arrow type {type.Name}."),
-        };
     }
 
     public partial class TStatus

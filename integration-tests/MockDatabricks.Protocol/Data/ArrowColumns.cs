@@ -38,7 +38,7 @@ namespace MockDatabricks.Protocol.Data
             SqlTypeKind.Timestamp or SqlTypeKind.TimestampNtz => !types.TimestampAsArrow,
             SqlTypeKind.IntervalYearMonth or SqlTypeKind.IntervalDayTime => !types.IntervalTypesAsArrow,
             SqlTypeKind.Array or SqlTypeKind.Map or SqlTypeKind.Struct => !types.ComplexTypesAsArrow,
-            SqlTypeKind.Void => true,
+            SqlTypeKind.Void or SqlTypeKind.Variant => true,
             _ => false,
         };
 
@@ -53,7 +53,7 @@ namespace MockDatabricks.Protocol.Data
             SqlTypeKind.Float => FloatType.Default,
             SqlTypeKind.Double => DoubleType.Default,
             SqlTypeKind.Decimal => new Decimal128Type(type.Precision, type.Scale),
-            SqlTypeKind.String or SqlTypeKind.Varchar or SqlTypeKind.Char => StringType.Default,
+            SqlTypeKind.String or SqlTypeKind.Varchar or SqlTypeKind.Char or SqlTypeKind.Variant => StringType.Default,
             SqlTypeKind.Binary => BinaryType.Default,
             SqlTypeKind.Date => Date32Type.Default,
             SqlTypeKind.Timestamp => new TimestampType(TimeUnit.Microsecond, SessionTimeZone),
@@ -96,7 +96,7 @@ namespace MockDatabricks.Protocol.Data
                         BinaryPrimitives.WriteInt128LittleEndian(scratch, (Int128)((DecimalValue)v).Rescale(type.Scale).Unscaled);
                         b.Append(scratch.AsSpan());
                     });
-                case SqlTypeKind.String or SqlTypeKind.Varchar or SqlTypeKind.Char:
+                case SqlTypeKind.String or SqlTypeKind.Varchar or SqlTypeKind.Char or SqlTypeKind.Variant:
                     return Strings(values.Select(v => (string?)v).ToList());
                 case SqlTypeKind.Binary:
                     return Fill(new BinaryArray.Builder(), values, (b, v) => b.Append(((byte[])v).AsSpan()));

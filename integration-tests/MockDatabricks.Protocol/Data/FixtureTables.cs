@@ -7,15 +7,19 @@ using System.Text;
 namespace MockDatabricks.Protocol.Data
 {
     /// <summary>
-    /// The fixture tables upstream's E2E suite expects in main.adbc_testing (its Resources/create_table_all_types.sql and
-    /// create_reference_table.sql): all_column_types, one column of every type, and all_column_types_ref, the table its
-    /// foreign key references; and sample_types, the table of its Resources/Databricks.sql that its config names. A few fixed rows each, so a SELECT from them returns checkable values. The VARIANT column
-    /// of the upstream table is left out: the mock has no VARIANT type (19 columns, not 20).
+    /// The fixture tables upstream's E2E suite expects in main.adbc_testing, its read-only fixture schema: all_column_types,
+    /// one column of every type, as its Resources/create_table_all_types.sql declares it (20 columns, VARIANT included),
+    /// fk_test_ref_table, the table its foreign key references, as create_reference_table.sql declares it;
+    /// cross_ref_customers and cross_ref_orders, which upstream's tools and tests name but whose columns upstream does not
+    /// publish (these are invented: customer_id first, orders referencing customers); and sample_types, the table of its
+    /// Resources/Databricks.sql that its config names. A few fixed rows each, so a SELECT from them returns checkable values.
     /// </summary>
     public static class FixtureTables
     {
         public const long AllColumnTypesRows = 3;
         public const long ReferenceRows = 3;
+        public const long CustomerRows = 3;
+        public const long OrderRows = 4;
 
         public static TableDefinition AllColumnTypes()
         {
@@ -39,6 +43,7 @@ namespace MockDatabricks.Protocol.Data
                 new SqlField("c_array", SqlType.Array(SqlType.Int)),
                 new SqlField("c_map", SqlType.Map(SqlType.String, SqlType.Int)),
                 new SqlField("c_struct", SqlType.Struct(new[] { new SqlField("f1", SqlType.String), new SqlField("f2", SqlType.Int), new SqlField("f3", SqlType.Array(SqlType.Double)) })),
+                new SqlField("c_variant", SqlType.Variant),
                 new SqlField("c_void", SqlType.Void),
             };
             var rows = new List<object?[]>();
@@ -66,6 +71,7 @@ namespace MockDatabricks.Protocol.Data
                     nulls ? null : Enumerable.Range(1, n).Select(v => (object?)v).ToList(),
                     nulls ? null : new List<KeyValuePair<object?, object?>> { new KeyValuePair<object?, object?>($"k{n}", n) },
                     nulls ? null : new object?[] { $"s{n}", n, new List<object?> { n + 0.5 } },
+                    nulls ? null : $"{{\"n\":{n},\"tags\":[\"t{n}\"]}}",
                     null,
                 });
             }
@@ -130,6 +136,7 @@ namespace MockDatabricks.Protocol.Data
             return TableDefinition.Of("main.adbc_testing.sample_types", fields, rows);
         }
 
+        /// <summary>fk_test_ref_table: the primary key (r_bigint, r_boolean) that all_column_types' foreign key references.</summary>
         public static TableDefinition Reference()
         {
             var fields = new List<SqlField>
@@ -141,7 +148,38 @@ namespace MockDatabricks.Protocol.Data
             List<object?[]> rows = Enumerable.Range(1, (int)ReferenceRows)
                 .Select(n => new object?[] { n * 10_000_000_000L, n % 2 == 1, new DecimalValue(new BigInteger(n * 100), 2) })
                 .ToList();
-            return TableDefinition.Of("main.adbc_testing.all_column_types_ref", fields, rows);
+            return TableDefinition.Of("main.adbc_testing.fk_test_ref_table", fields, rows);
+        }
+
+        public static TableDefinition Customers()
+        {
+            var fields = new List<SqlField>
+            {
+                new SqlField("customer_id", SqlType.BigInt, Nullable: false),
+                new SqlField("customer_name", SqlType.String),
+                new SqlField("email", SqlType.String),
+                new SqlField("created_at", SqlType.Timestamp),
+            };
+            List<object?[]> rows = Enumerable.Range(1, (int)CustomerRows)
+                .Select(n => new object?[] { (long)n, $"Customer {n}", $"customer{n}@example.com", new DateTimeOffset(2023, 9, n, 9, 0, 0, TimeSpan.Zero) })
+                .ToList();
+            return TableDefinition.Of("main.adbc_testing.cross_ref_customers", fields, rows);
+        }
+
+        /// <summary>cross_ref_orders: customer_id references cross_ref_customers; the last order has none.</summary>
+        public static TableDefinition Orders()
+        {
+            var fields = new List<SqlField>
+            {
+                new SqlField("order_id", SqlType.BigInt, Nullable: false),
+                new SqlField("customer_id", SqlType.BigInt),
+                new SqlField("order_date", SqlType.Date),
+                new SqlField("amount", SqlType.Decimal(10, 2)),
+            };
+            List<object?[]> rows = Enumerable.Range(1, (int)OrderRows)
+                .Select(n => new object?[] { 100L + n, n < OrderRows ? (long)(((n - 1) % CustomerRows) + 1) : null, new DateOnly(2023, 10, n), new DecimalValue(new BigInteger(n * 2_550), 2) })
+                .ToList();
+            return TableDefinition.Of("main.adbc_testing.cross_ref_orders", fields, rows);
         }
     }
 }

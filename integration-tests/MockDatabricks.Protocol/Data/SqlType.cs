@@ -28,6 +28,9 @@ namespace MockDatabricks.Protocol.Data
         Map,
         Struct,
         Void,
+
+        /// <summary>Semi-structured data; its values are JSON text, as a warehouse sends VARIANT columns (a string).</summary>
+        Variant,
     }
 
     /// <summary>A struct field, or a result column: name, type, nullability.</summary>
@@ -57,6 +60,7 @@ namespace MockDatabricks.Protocol.Data
         public static readonly SqlType Timestamp = new SqlType(SqlTypeKind.Timestamp);
         public static readonly SqlType TimestampNtz = new SqlType(SqlTypeKind.TimestampNtz);
         public static readonly SqlType Void = new SqlType(SqlTypeKind.Void);
+        public static readonly SqlType Variant = new SqlType(SqlTypeKind.Variant);
         public static readonly SqlType IntervalYearToMonth = Interval("YEAR", "MONTH");
         public static readonly SqlType IntervalDayToSecond = Interval("DAY", "SECOND");
 
@@ -155,7 +159,7 @@ namespace MockDatabricks.Protocol.Data
             throw new FormatException($"INTERVAL {start}{(end == null ? string.Empty : " TO " + end)} is not a valid interval type.");
         }
 
-        /// <summary>The Thrift TTypeId of a column descriptor (TIMESTAMP_NTZ is TIMESTAMP_TYPE there, VARCHAR and CHAR keep their own).</summary>
+        /// <summary>The Thrift TTypeId of a column descriptor (TIMESTAMP_NTZ is TIMESTAMP_TYPE there, VARIANT STRING_TYPE, VARCHAR and CHAR keep their own).</summary>
         public TTypeId ThriftTypeId => Kind switch
         {
             SqlTypeKind.Boolean => TTypeId.Boolean,
@@ -166,7 +170,7 @@ namespace MockDatabricks.Protocol.Data
             SqlTypeKind.Float => TTypeId.Float,
             SqlTypeKind.Double => TTypeId.Double,
             SqlTypeKind.Decimal => TTypeId.Decimal,
-            SqlTypeKind.String => TTypeId.String,
+            SqlTypeKind.String or SqlTypeKind.Variant => TTypeId.String,
             SqlTypeKind.Varchar => TTypeId.Varchar,
             SqlTypeKind.Char => TTypeId.Char,
             SqlTypeKind.Binary => TTypeId.Binary,
@@ -236,6 +240,7 @@ namespace MockDatabricks.Protocol.Data
             SqlTypeKind.Array => $"ARRAY<{Element!.Sql}>",
             SqlTypeKind.Map => $"MAP<{Key!.Sql}, {Element!.Sql}>",
             SqlTypeKind.Struct => $"STRUCT<{string.Join(", ", Fields.Select(f => $"{QuoteIfNeeded(f.Name)}: {f.Type.Sql}"))}>",
+            SqlTypeKind.Variant => "VARIANT",
             _ => "VOID",
         };
 

@@ -123,6 +123,9 @@ namespace MockDatabricks.Protocol.Data
                     return ((DecimalValue)value).ToString();
                 case SqlTypeKind.String or SqlTypeKind.Varchar or SqlTypeKind.Char:
                     return nested ? Quote((string)value) : (string)value;
+                case SqlTypeKind.Variant:
+                    // JSON text, nested as it is (it is JSON already).
+                    return (string)value;
                 case SqlTypeKind.Binary:
                     // Spark shows binary as its bytes read as UTF-8 text (inside complex values, base64 is not used either).
                     return Encoding.UTF8.GetString((byte[])value);

@@ -1,7 +1,5 @@
 using System;
 using System.Threading.Tasks;
-using Apache.Arrow;
-using Apache.Arrow.Types;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Query;
@@ -12,7 +10,7 @@ using MockDatabricks.Server.State;
 namespace MockDatabricks.Server.Endpoints
 {
     /// <summary>The TCLIService methods. Each returns the response struct; protocol errors are thrown to the endpoint.</summary>
-    public sealed class CliService(SessionRegistry sessions, DatasetStore datasets, ResultBuilder results)
+    public sealed class CliService(SessionRegistry sessions, StatementExecutor executor, ResultBuilder results)
     {
         public TOpenSessionResp OpenSession(TOpenSessionReq request)
         {
@@ -47,27 +45,25 @@ namespace MockDatabricks.Server.Endpoints
                 return (new TExecuteStatementResp { Status = TStatus.Failure($"Invalid SessionHandle {session}: not open on this server.", "HY000", 0, TStatusCode.InvalidHandle) }, null);
             }
 
-            QuerySpec query;
+            MockOperation operation;
             try
             {
-                var context = new StatementContext(sessions.Context(session)!, request.__isset.maxBytesPerFile ? request.MaxBytesPerFile : null);
-                query = StatementPlanner.Plan(request.Statement, context);
+                // A client that cannot read Arrow gets column-based rows, inline and uncompressed, whatever else it allows.
+                var client = new ResultRequest(
+                    ArrowResults: request.CanReadArrowResult == true,
+                    CanDownload: request.CanDownloadResult == true,
+                    LinksForEveryResult: false,
+                    Lz4: request.CanDecompressLZ4Result == true,
+                    Types: TypesOf(request.UseArrowNativeTypes),
+                    MaxBytesPerFile: request.__isset.maxBytesPerFile ? request.MaxBytesPerFile : null);
+                operation = executor.Execute(session, request.Statement, client);
             }
-            catch (SqlError ex)
+            catch (StatementRefusedException refused)
             {
-                return (new TExecuteStatementResp { Status = TStatus.Failure(ex.Message, ex.SqlState, 0) }, null);
-            }
-            catch (Exception ex) when (ex is FormatException or ArgumentException)
-            {
-                return (new TExecuteStatementResp { Status = TStatus.Failure("[PARSE_SYNTAX_ERROR] " + ex.Message, "42601", 1064) }, null);
+                return (new TExecuteStatementResp { Status = TStatus.Failure(refused.Message, refused.SqlState, refused.ErrorCode) }, null);
             }
 
-            // A client that cannot read Arrow gets column-based rows, inline and uncompressed, whatever else it allows.
-            bool columnBased = request.CanReadArrowResult != true;
-            bool lz4 = !columnBased && query.Lz4Allowed && (query.Lz4Always || request.CanDecompressLZ4Result == true);
-            MockOperation operation = CreateOperation(request, session, query, lz4, columnBased);
-            sessions.AddOperation(operation);
-
+            QuerySpec query = operation.Query;
             var response = new TExecuteStatementResp { Status = TStatus.Ok(), OperationHandle = operation.Handle };
             if (request.GetDirectResults is not TSparkGetDirectResults direct || !query.DirectResults || query.RunningFor > TimeSpan.Zero)
             {
@@ -78,14 +74,8 @@ namespace MockDatabricks.Server.Endpoints
             // Direct results: the statement is finished, metadata and the first chunk come with the reply.
             operation.RunningPollsLeft = 0;
             operation.State = TOperationState.Finished;
-            TFetchResultsResp first = await results.FetchAsync(operation, baseUrl, null, direct.MaxRows, direct.__isset.maxBytes ? direct.MaxBytes : null).ConfigureAwait(false);
-            response.DirectResults = new TSparkDirectResults
-            {
-                OperationStatus = new TGetOperationStatusResp { Status = TStatus.Ok(), OperationState = TOperationState.Finished, HasResultSet = true },
-                ResultSetMetadata = ResultBuilder.Metadata(operation),
-                ResultSet = first,
-            };
-            if (query.CloseInDirectResults && first.HasMoreRows == false)
+            response.DirectResults = await DirectResultsAsync(operation, direct, baseUrl).ConfigureAwait(false);
+            if (query.CloseInDirectResults && response.DirectResults.ResultSet.HasMoreRows == false)
             {
                 operation.State = TOperationState.Closed;
                 response.DirectResults.CloseOperation = new TCloseOperationResp { Status = TStatus.Ok() };
@@ -107,55 +97,49 @@ namespace MockDatabricks.Server.Endpoints
                 return (new TMetadataResp { Status = TStatus.Failure($"Invalid SessionHandle {session}: not open on this server.", "HY000", 0, TStatusCode.InvalidHandle) }, null);
             }
 
-            QuerySpec query = answer(context) with { DirectResults = direct != null };
-            var handle = new TOperationHandle { OperationId = THandleIdentifier.CreateRandom(), OperationType = type, HasResultSet = true };
-            StoredDataset dataset = DatasetStore.Uncached(query.Dataset, lz4: false, query.Framing, ResultTypes.Native);
-            var operation = new MockOperation(handle, session, type.ToString(), query, dataset, cloudFetch: false, lz4: false, columnBased: true);
-            // A catalog lookup is finished when the call returns: the first poll already says FINISHED.
-            operation.RunningPollsLeft = 0;
-            operation.State = TOperationState.Finished;
-            sessions.AddOperation(operation);
-            var response = new TMetadataResp { Status = TStatus.Ok(), OperationHandle = handle };
+            MockOperation operation = executor.Answer(session, type, answer(context) with { DirectResults = direct != null });
+            var response = new TMetadataResp { Status = TStatus.Ok(), OperationHandle = operation.Handle };
             if (direct == null)
             {
                 return (response, operation);
             }
 
+            response.DirectResults = await DirectResultsAsync(operation, direct, baseUrl).ConfigureAwait(false);
+            return (response, operation);
+        }
+
+        /// <summary>A finished operation's status, metadata and first chunk, sent with the reply that started it.</summary>
+        private async Task<TSparkDirectResults> DirectResultsAsync(MockOperation operation, TSparkGetDirectResults direct, string baseUrl)
+        {
             TFetchResultsResp first = await results.FetchAsync(operation, baseUrl, null, direct.MaxRows, direct.__isset.maxBytes ? direct.MaxBytes : null).ConfigureAwait(false);
-            response.DirectResults = new TSparkDirectResults
+            return new TSparkDirectResults
             {
                 OperationStatus = new TGetOperationStatusResp { Status = TStatus.Ok(), OperationState = TOperationState.Finished, HasResultSet = true },
                 ResultSetMetadata = ResultBuilder.Metadata(operation),
                 ResultSet = first,
             };
-            return (response, operation);
         }
 
         public TGetOperationStatusResp GetOperationStatus(MockOperation operation)
         {
-            lock (operation.Lock)
+            TOperationState state = operation.Poll();
+            var response = new TGetOperationStatusResp
             {
-                if (operation.State == TOperationState.Running && operation.RunningPollsLeft-- <= 0 && DateTimeOffset.UtcNow >= operation.RunningUntil)
-                {
-                    operation.State = operation.Query.FailsWith == null ? TOperationState.Finished : TOperationState.Error;
-                }
+                Status = TStatus.Ok(),
 
-                var response = new TGetOperationStatusResp
-                {
-                    Status = TStatus.Ok(),
-                    OperationState = operation.State == TOperationState.Closed ? TOperationState.Finished : operation.State,
-                    HasResultSet = true,
-                };
-                if (operation.State == TOperationState.Error && operation.Query.FailsWith is SqlError error)
-                {
-                    // A statement that ran and failed: ERROR_STATE with the error, as a warehouse reports a failed query.
-                    response.ErrorMessage = error.Message;
-                    response.SqlState = error.SqlState;
-                    response.DisplayMessage = error.Message;
-                }
-
-                return response;
+                // Thrift has no CLOSED state to report: a closed operation reads as finished.
+                OperationState = state == TOperationState.Closed ? TOperationState.Finished : state,
+                HasResultSet = true,
+            };
+            if (state == TOperationState.Error && operation.Query.FailsWith is SqlError error)
+            {
+                // A statement that ran and failed: ERROR_STATE with the error, as a warehouse reports a failed query.
+                response.ErrorMessage = error.Message;
+                response.SqlState = error.SqlState;
+                response.DisplayMessage = error.Message;
             }
+
+            return response;
         }
 
         public TGetResultSetMetadataResp GetResultSetMetadata(MockOperation operation) => ResultBuilder.Metadata(operation);
@@ -186,24 +170,13 @@ namespace MockDatabricks.Server.Endpoints
 
         public TCloseOperationResp CloseOperation(MockOperation operation)
         {
-            lock (operation.Lock)
-            {
-                operation.State = TOperationState.Closed;
-            }
-
+            operation.Close();
             return new TCloseOperationResp { Status = TStatus.Ok() };
         }
 
         public TCancelOperationResp CancelOperation(MockOperation operation)
         {
-            lock (operation.Lock)
-            {
-                if (operation.State != TOperationState.Closed)
-                {
-                    operation.State = TOperationState.Canceled;
-                }
-            }
-
+            operation.Cancel();
             return new TCancelOperationResp { Status = TStatus.Ok() };
         }
 
@@ -226,37 +199,6 @@ namespace MockDatabricks.Server.Endpoints
             return value == null
                 ? new TGetInfoResp { Status = TStatus.Failure($"GetInfo type {request.InfoType} is not supported by the mock.", "HYC00", 0), InfoValue = new TGetInfoValue { StringValue = string.Empty } }
                 : new TGetInfoResp { Status = TStatus.Ok(), InfoValue = new TGetInfoValue { StringValue = value } };
-        }
-
-        private MockOperation CreateOperation(TExecuteStatementReq request, string session, QuerySpec query, bool lz4, bool columnBased)
-        {
-            var handle = new TOperationHandle
-            {
-                OperationId = THandleIdentifier.CreateRandom(),
-                OperationType = TOperationType.ExecuteStatement,
-                HasResultSet = true,
-            };
-
-            if (query.Kind != StatementKind.Dataset)
-            {
-                // USE: an empty string column, no rows.
-                var schema = new Schema(new[] { new Field("result", StringType.Default, nullable: true) }, metadata: null);
-                IArrowArray column = new StringArray.Builder().Build();
-                return new MockOperation(handle, session, request.Statement, query, null, cloudFetch: false, lz4, columnBased)
-                {
-                    StaticBatch = new RecordBatch(schema, new[] { column }, column.Length),
-                };
-            }
-
-            bool cloudFetch = !columnBased && query.UsesCloudFetch(request.CanDownloadResult == true);
-
-            // Inline batches are framed with the data set's frame options too; files and batches share one cache entry.
-            // Column-based rows are built from the native batches, so their data set is the native one.
-            ResultTypes types = columnBased ? ResultTypes.Native : TypesOf(request.UseArrowNativeTypes);
-            StoredDataset dataset = query.Cacheable
-                ? datasets.Get(query.Dataset, lz4, query.Framing, types)
-                : DatasetStore.Uncached(query.Dataset, lz4, query.Framing, types);
-            return new MockOperation(handle, session, request.Statement, query, dataset, cloudFetch, lz4, columnBased);
         }
 
         /// <summary>Native Arrow types only where the client asked for them (absent = strings, as a warehouse answers).</summary>

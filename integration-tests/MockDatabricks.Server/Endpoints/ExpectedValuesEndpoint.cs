@@ -30,7 +30,7 @@ namespace MockDatabricks.Server.Endpoints
             {
                 using JsonDocument body = await JsonDocument.ParseAsync(request.Body).ConfigureAwait(false);
                 QuerySpec query = PrepareDatasetEndpoint.ParseStatement(body.RootElement);
-                if (query.Kind != StatementKind.Dataset)
+                if (query.Kind == StatementKind.NoResult)
                 {
                     throw new FormatException("The statement must have a result (a mock.* data set or a SELECT).");
                 }

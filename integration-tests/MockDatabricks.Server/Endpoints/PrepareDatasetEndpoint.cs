@@ -30,7 +30,7 @@ namespace MockDatabricks.Server.Endpoints
                 return Results.Json(new { error = ex.Message }, statusCode: StatusCodes.Status400BadRequest);
             }
 
-            if (query.Kind != StatementKind.Dataset)
+            if (query.Kind == StatementKind.NoResult)
             {
                 return Results.Json(new { files = 0, bytes = 0L, seconds = 0.0 });
             }

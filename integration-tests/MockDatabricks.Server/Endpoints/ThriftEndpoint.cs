@@ -4,6 +4,7 @@ using System.Threading.Tasks;
 using Microsoft.AspNetCore.Http;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Thrift;
+using MockDatabricks.Server.Catalog;
 using MockDatabricks.Server.Faults;
 using MockDatabricks.Server.Query;
 using MockDatabricks.Server.State;

@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using MockDatabricks.Protocol.Data;
-using MockDatabricks.Protocol.Lz4;
 using MockDatabricks.Server.Faults;
 
 namespace MockDatabricks.Server.Query
@@ -15,10 +14,16 @@ namespace MockDatabricks.Server.Query
 
     public enum StatementKind
     {
-        /// <summary>A result of generated rows: a mock.* data set, a SQL result (literals, range, a table), a metadata answer.</summary>
+        /// <summary>A query's result of generated rows: a mock.* data set, a SELECT (literals, range, VALUES, a table).</summary>
         Dataset,
 
-        /// <summary>USE: succeeds with an empty result.</summary>
+        /// <summary>
+        /// The answer of a command (SHOW, DESCRIBE, SET, a catalog RPC): a few fixed rows, served inline whatever the client
+        /// allows (REST's EXTERNAL_LINKS gives links only to query results).
+        /// </summary>
+        Command,
+
+        /// <summary>USE: succeeds with an empty result (one STRING column, no rows).</summary>
         NoResult,
     }
 
@@ -79,7 +84,7 @@ namespace MockDatabricks.Server.Query
         /// </summary>
         public bool LimitServesWholeFiles { get; init; }
 
-        /// <summary>false for results made per statement (literals, SET, metadata answers): they are not kept in the data set cache.</summary>
+        /// <summary>false for results made per statement (literals, commands): they are not kept in the data set cache.</summary>
         public bool Cacheable { get; init; } = true;
 
         /// <summary>How long the statement runs before it is FINISHED (no direct results meanwhile; GetOperationStatus says RUNNING).</summary>

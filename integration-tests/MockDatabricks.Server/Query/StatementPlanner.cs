@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
 using MockDatabricks.Protocol.Data;
+using MockDatabricks.Server.Catalog;
 using MockDatabricks.Server.Query.Sql;
 
 namespace MockDatabricks.Server.Query
@@ -13,11 +14,12 @@ namespace MockDatabricks.Server.Query
 
     /// <summary>
     /// Turns a statement into what the mock serves, independent of the protocol that carries it (Thrift's ExecuteStatement,
-    /// the Statement Execution API): the result's rows as a generated data set (<see cref="QuerySpec.Dataset"/> with a
-    /// <see cref="TableDefinition"/>) and how it is delivered. Not a SQL engine: a result is a generated table (literals, VALUES,
-    /// range(...), a catalog table), projected through expressions, cut by LIMIT; a COUNT(*) of such a source is the
-    /// product of its row counts. USE, SET and SHOW act on the session and the catalog. Anything else is refused with the
-    /// error class a warehouse would give, or MOCK_NOT_SUPPORTED (DDL, DML, WHERE, joins other than CROSS JOIN).
+    /// the Statement Execution API, through <see cref="State.StatementExecutor"/>): the result's rows as a generated data
+    /// set (<see cref="QuerySpec.Dataset"/> with a <see cref="TableDefinition"/>) and how it is delivered. Not a SQL engine:
+    /// a result is a mock.* data set (<see cref="MockDatasets"/>) or a generated table (literals, VALUES, range(...), a
+    /// catalog table), projected through expressions, cut by LIMIT; a COUNT(*) of such a source is the product of its row
+    /// counts. USE and SET act on the session; SHOW and DESCRIBE answer from <see cref="MockCatalog"/>. Anything else is
+    /// refused with the error class a warehouse would give, or MOCK_NOT_SUPPORTED (DDL, DML, WHERE, joins other than CROSS JOIN).
     /// </summary>
     public static class StatementPlanner
     {
@@ -32,19 +34,15 @@ namespace MockDatabricks.Server.Query
 
         public static QuerySpec Plan(string statement, StatementContext context)
         {
-            if (StatementParser.IsMockStatement(statement))
-            {
-                return StatementParser.Parse(statement);
-            }
-
             SqlStatement parsed = SqlParser.Parse(statement);
             DateTimeOffset now = TruncateToMicros(context.Now ?? DateTimeOffset.UtcNow);
             return parsed switch
             {
+                SelectStatement { From: [MockDatasetFromItem source] } select => MockDatasets.Plan(select, source),
                 SelectStatement select => PlanSelect(select, context, now),
                 SetStatement set => PlanSet(set, context.Session),
                 UseStatement use => PlanUse(use, context.Session),
-                ShowStatement show => PlanShow(show, context.Session),
+                ShowStatement show => ShowResults.Answer(show, context.Session),
                 DescribeStatement describe => TableDescriptions.Describe(describe, context.Session),
                 UnsupportedStatement unsupported => throw SqlError.NotSupported(unsupported.What),
                 _ => throw SqlError.NotSupported(parsed.GetType().Name),
@@ -124,7 +122,7 @@ namespace MockDatabricks.Server.Query
                 Cacheable = cacheable,
                 LimitServesWholeFiles = string.Equals(context.Session.Get(LimitFilesSetting), "whole", StringComparison.OrdinalIgnoreCase),
             };
-            spec = select.Limit is long limit ? StatementParser.WithLimit(spec, limit) : spec;
+            spec = select.Limit is long limit ? MockDatasets.WithLimit(spec, limit) : spec;
             spec.Dataset.Validate();
             return spec;
         }
@@ -246,6 +244,8 @@ namespace MockDatabricks.Server.Query
                     return (catalogTable.Data, catalogTable.Rows, catalogTable.FullName, catalogTable.Data.Columns.Select(c => ((string?)alias, AsRead(c))).ToList());
                 case SubqueryFromItem sub when sub.Query.From.Count == 0 && sub.Query.Items.Count == 1 && sub.Query.Items[0].Expression is FunctionExpr { Name: "explode" } explode:
                     return Explode(explode, sub, context, now);
+                case MockDatasetFromItem mock:
+                    throw new FormatException($"{MockDatasets.Grammar} mock.{mock.Preset} is read alone, not in a subquery or a join.");
                 case SubqueryFromItem sub:
                     QuerySpec inner = PlanSelect(sub.Query, context, now);
                     TableDefinition innerTable = inner.Dataset.Table!;
@@ -419,36 +419,13 @@ namespace MockDatabricks.Server.Query
             }
 
             session.Use(use.Catalog, use.Schema);
-            return new QuerySpec { Kind = StatementKind.NoResult, Name = "use", Mode = ResultMode.Inline, Cacheable = false };
+            return Fixed("use", new[] { new SqlField("result", SqlType.String) }, Array.Empty<object?[]>()) with { Kind = StatementKind.NoResult };
         }
 
-        private static QuerySpec PlanShow(ShowStatement show, SessionContext session)
-        {
-            switch (show.What)
-            {
-                case "CATALOGS":
-                    return Fixed("show catalogs", new[] { new SqlField("catalog", SqlType.String, false) }, MockCatalog.Catalogs.Select(c => new object?[] { c }).ToList());
-                case "SCHEMAS":
-                    string catalog = show.In.Count > 0 ? show.In[0] : session.Catalog;
-                    return Fixed("show schemas", new[] { new SqlField("databaseName", SqlType.String, false) },
-                        MockCatalog.Schemas.Where(s => s.Catalog.Equals(catalog, StringComparison.OrdinalIgnoreCase)).Select(s => new object?[] { s.Schema }).ToList());
-                default:
-                    (string inCatalog, string inSchema) = show.In.Count switch
-                    {
-                        0 => (session.Catalog, session.Schema),
-                        1 => (session.Catalog, show.In[0]),
-                        _ => (show.In[0], show.In[1]),
-                    };
-                    var fields = new[] { new SqlField("database", SqlType.String, false), new SqlField("tableName", SqlType.String, false), new SqlField("isTemporary", SqlType.Boolean, false) };
-                    return Fixed("show tables", fields, MockCatalog.Tables
-                        .Where(t => t.Catalog.Equals(inCatalog, StringComparison.OrdinalIgnoreCase) && t.Schema.Equals(inSchema, StringComparison.OrdinalIgnoreCase))
-                        .Select(t => new object?[] { t.Schema, t.Name, false }).ToList());
-            }
-        }
-
-        /// <summary>A small result of fixed rows, made for this statement: inline, not cached.</summary>
+        /// <summary>The answer of a command (SHOW, DESCRIBE, SET, a catalog RPC): fixed rows made for this statement, inline, not cached.</summary>
         public static QuerySpec Fixed(string name, IReadOnlyList<SqlField> fields, IReadOnlyList<object?[]> rows) => new QuerySpec
         {
+            Kind = StatementKind.Command,
             Name = name,
             Dataset = new DatasetSpec { Rows = rows.Count, Table = TableDefinition.Of(name, fields, rows) },
             Mode = ResultMode.Inline,

@@ -4,7 +4,6 @@ using System.Globalization;
 using System.Linq;
 using System.Threading.Tasks;
 using Apache.Arrow;
-using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Data;
 using MockDatabricks.Protocol.Lz4;
 using MockDatabricks.Server.ResultSets;
@@ -15,15 +14,15 @@ namespace MockDatabricks.Server.Rest
     /// <summary>
     /// An operation's result cut into the REST API's chunks, from the same stored data sets as Thrift:
     /// <list type="bullet">
-    /// <item>EXTERNAL_LINKS: chunk i is CloudFetch file i, its link issued by the Thrift path's
-    /// <see cref="ResultBuilder"/> (the same URL form, expiry, and "expired" faults; a chunk fetched again gets a fresh
-    /// link, which is the driver's refresh).</item>
+    /// <item>EXTERNAL_LINKS: chunk i is CloudFetch file i, its link issued by <see cref="ResultBuilder.IssueLinksAsync"/>
+    /// as Thrift's are (the same URL form, expiry, and "expired" faults; a chunk fetched again gets a fresh link, which is
+    /// the driver's refresh).</item>
     /// <item>INLINE + ARROW_STREAM: one Arrow IPC stream split across the chunks (chunk 0 starts with the schema, the
     /// last ends with the end-of-stream marker, each holds one record batch of batch_rows rows), each chunk LZ4-framed
     /// on its own when compressed: what the driver's InlineArrowStreamReader concatenates.</item>
     /// <item>INLINE + JSON_ARRAY: the same row ranges as data_array strings.</item>
     /// </list>
-    /// Results without a data set (SELECT 1, metadata statements) are one inline chunk; no rows, no chunks.
+    /// A command's answer (SHOW, DESCRIBE, SET) is inline whatever the disposition; a result without rows has no chunks.
     /// </summary>
     public sealed class RestResults(ResultBuilder results)
     {
@@ -31,25 +30,20 @@ namespace MockDatabricks.Server.Rest
 
         public static IReadOnlyList<RowRange> Ranges(MockOperation operation)
         {
-            if (operation.Dataset is StoredDataset dataset)
-            {
-                return operation.CloudFetch
-                    ? Enumerable.Range(0, dataset.Layout.FileCount).Select(dataset.Layout.File).ToList()
-                    : Enumerable.Range(0, (int)dataset.Layout.InlineBatchCount).Select(i => dataset.Layout.InlineBatch(i)).ToList();
-            }
-
-            int rows = operation.StaticBatch?.Length ?? 0;
-            return rows == 0 ? System.Array.Empty<RowRange>() : new[] { new RowRange(0, 0, rows) };
+            DatasetLayout layout = operation.Dataset.Layout;
+            return operation.CloudFetch
+                ? Enumerable.Range(0, layout.FileCount).Select(layout.File).ToList()
+                : Enumerable.Range(0, (int)layout.InlineBatchCount).Select(i => layout.InlineBatch(i)).ToList();
         }
 
         public static ResultManifest Manifest(MockOperation operation, RestFormat format)
         {
-            Schema schema = operation.Dataset?.Schema ?? operation.StaticBatch?.Schema ?? throw new InvalidOperationException("Operation without schema.");
+            Schema schema = operation.Dataset.Schema;
             IReadOnlyList<RowRange> ranges = Ranges(operation);
 
             // Links carry the stored file size, known once the file is built; the manifest lists it for the files built so
             // far (the mock builds files as their links are issued, not all before the first reply).
-            Dictionary<int, long> built = operation.CloudFetch && operation.Dataset != null
+            Dictionary<int, long> built = operation.CloudFetch
                 ? operation.Dataset.BuiltFiles().ToDictionary(f => f.Index, f => f.Bytes)
                 : new Dictionary<int, long>();
             List<ChunkInfo> chunks = ranges.Select(r => new ChunkInfo(r.Index, r.StartRow, r.RowCount, built.TryGetValue(r.Index, out long bytes) ? bytes : null)).ToList();
@@ -94,18 +88,8 @@ namespace MockDatabricks.Server.Rest
 
             if (format == RestFormat.JsonArray)
             {
-                List<string?[]> rows;
-                if (operation.Dataset is StoredDataset dataset)
-                {
-                    using RecordBatch generated = dataset.Generator.BuildBatch(range.StartRow, (int)range.RowCount);
-                    rows = JsonArrayRows.From(generated);
-                }
-                else
-                {
-                    // A result without a data set is one chunk: the whole static batch (shared by every request, never disposed here).
-                    rows = JsonArrayRows.From(operation.StaticBatch!);
-                }
-
+                using RecordBatch generated = operation.Dataset.Generator.BuildBatch(range.StartRow, (int)range.RowCount);
+                List<string?[]> rows = JsonArrayRows.From(generated);
                 return new ResultData { ChunkIndex = index, RowOffset = range.StartRow, RowCount = range.RowCount, DataArray = rows, NextChunkIndex = next, NextChunkInternalLink = nextLink };
             }
 
@@ -124,17 +108,15 @@ namespace MockDatabricks.Server.Rest
 
         private async Task<ExternalLink> LinkAsync(MockOperation operation, RowRange file, string baseUrl, int? next, string? nextLink)
         {
-            // maxRows=1 with the file's first row: exactly that file's link, fresh, without moving the Thrift cursor.
-            TFetchResultsResp fetched = await results.FetchAsync(operation, baseUrl, file.StartRow, maxRows: 1, maxBytes: null).ConfigureAwait(false);
-            TSparkArrowResultLink link = fetched.Results!.ResultLinks!.Single();
+            IssuedLink link = (await results.IssueLinksAsync(operation, baseUrl, new[] { file.Index }).ConfigureAwait(false)).Single();
             return new ExternalLink
             {
                 ChunkIndex = file.Index,
-                RowOffset = link.StartRowOffset,
+                RowOffset = link.StartRow,
                 RowCount = link.RowCount,
-                ByteCount = link.BytesNum,
-                Url = link.FileLink,
-                Expiration = DateTimeOffset.FromUnixTimeMilliseconds(link.ExpiryTime).UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture),
+                ByteCount = link.Bytes,
+                Url = link.Url,
+                Expiration = DateTimeOffset.FromUnixTimeMilliseconds(link.ExpiryMs).UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture),
                 NextChunkIndex = next,
                 NextChunkInternalLink = nextLink,
             };
@@ -143,13 +125,11 @@ namespace MockDatabricks.Server.Rest
         /// <summary>The chunk's piece of the result's Arrow IPC stream: [schema] record batch [end-of-stream], LZ4-framed when compressed.</summary>
         private static byte[] Attachment(MockOperation operation, RowRange range, bool first, bool last)
         {
-            StoredDataset? dataset = operation.Dataset;
-            byte[] schema = first ? dataset?.SchemaBytes ?? DatasetFiles.SchemaMessage(operation.StaticBatch!.Schema) : System.Array.Empty<byte>();
-            byte[] batch = dataset != null
-                ? DatasetFiles.BuildInlineBatch(dataset.Generator, range, dataset.Types)
-                : DatasetFiles.RecordBatchMessage(operation.StaticBatch!);
+            StoredDataset dataset = operation.Dataset;
+            byte[] schema = first ? dataset.SchemaBytes : System.Array.Empty<byte>();
+            byte[] batch = DatasetFiles.BuildInlineBatch(dataset.Generator, range, dataset.Types);
             byte[] piece = [.. schema, .. batch, .. (last ? s_endOfStream : System.Array.Empty<byte>())];
-            return operation.Lz4 ? Lz4Framing.Encode(piece, dataset?.Framing.Frame ?? Lz4FrameOptions.Databricks) : piece;
+            return operation.Lz4 ? Lz4Framing.Encode(piece, dataset.Framing.Frame) : piece;
         }
     }
 }

@@ -1,12 +1,9 @@
-using System;
 using System.Globalization;
 using System.Linq;
 using System.Text.RegularExpressions;
 using System.Threading.Tasks;
-using Apache.Arrow;
 using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Server.Catalog;
-using MockDatabricks.Server.Endpoints;
+using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Faults;
 using MockDatabricks.Server.Query;
 using MockDatabricks.Server.State;
@@ -15,12 +12,12 @@ using Microsoft.AspNetCore.Http;
 namespace MockDatabricks.Server.Rest
 {
     /// <summary>
-    /// The Statement Execution API's semantics over the Thrift path's machinery: a statement is executed by
-    /// <see cref="CliService.ExecuteStatementAsync"/> (the same parser, data sets, LZ4 decision and faults), its
-    /// operation lives in the shared <see cref="SessionRegistry"/>, and its state moves as GetOperationStatus moves it.
-    /// Metadata SQL is answered from <see cref="MetadataCatalog"/> first.
+    /// The Statement Execution API's semantics: a statement, metadata SQL included, is executed by the
+    /// <see cref="StatementExecutor"/> Thrift's ExecuteStatement uses (the same SQL front end, catalog, data sets, LZ4
+    /// decision and faults), its operation lives in the shared <see cref="SessionRegistry"/>, and its state moves as a
+    /// Thrift status poll moves it (<see cref="MockOperation.Poll"/>).
     /// </summary>
-    public sealed partial class StatementExecutionService(CliService cli, SessionRegistry sessions, RestState state, RestResults results, AdminFaultRegistry adminFaults)
+    public sealed partial class StatementExecutionService(StatementExecutor executor, SessionRegistry sessions, RestState state, RestResults results, AdminFaultRegistry adminFaults)
     {
         /// <summary>The API's default wait_timeout.</summary>
         private const int DefaultWaitSeconds = 10;
@@ -49,9 +46,8 @@ namespace MockDatabricks.Server.Rest
             // Closing a session closes its statements, as on a warehouse.
             foreach (MockOperation operation in sessions.Operations.Where(o => o.Session == session))
             {
-                cli.CloseOperation(operation);
+                operation.Close();
             }
-
         }
 
         public async Task<StatementResponse> ExecuteAsync(ExecuteStatementRequest request, bool canRunFullySync, RestCall call)
@@ -77,12 +73,19 @@ namespace MockDatabricks.Server.Rest
             MockOperation operation;
             try
             {
-                operation = MetadataOperation(statement, session) ?? await DataOperationAsync(statement, session, format, disposition, lz4, call).ConfigureAwait(false);
+                // A warehouse sends Arrow-native types over REST; the driver converts what it must.
+                var client = new ResultRequest(
+                    ArrowResults: true,
+                    CanDownload: format == RestFormat.ArrowStream && disposition != "INLINE",
+                    LinksForEveryResult: disposition == "EXTERNAL_LINKS",
+                    Lz4: lz4,
+                    Types: new ResultTypes(TimestampAsArrow: true, DecimalAsArrow: true, ComplexTypesAsArrow: true, IntervalTypesAsArrow: true));
+                operation = executor.Execute(session, statement, client);
             }
-            catch (StatementFailedException failed)
+            catch (StatementRefusedException refused)
             {
                 call.Outcome = "error-status";
-                return new StatementResponse { StatementId = THandleIdentifier.CreateRandom().ToHex(), Status = new StatementStatus("FAILED", failed.Error) };
+                return new StatementResponse { StatementId = THandleIdentifier.CreateRandom().ToHex(), Status = new StatementStatus("FAILED", new ServiceError("BAD_REQUEST", refused.Message, refused.SqlState)) };
             }
 
             state.Attach(operation, new RestStatementInfo(format, disposition));
@@ -119,7 +122,7 @@ namespace MockDatabricks.Server.Rest
             if (operation.Query.CloseInDirectResults && response.Manifest!.TotalChunkCount <= 1)
             {
                 // close_in_direct: everything is in this reply, and the statement is closed already (the driver then sends no DELETE).
-                cli.CloseOperation(operation);
+                operation.Close();
                 return new StatementResponse { StatementId = operation.Id, Status = new StatementStatus("CLOSED"), Manifest = response.Manifest, Result = response.Result };
             }
 
@@ -133,13 +136,7 @@ namespace MockDatabricks.Server.Rest
                 return Failed(operation, injected, call);
             }
 
-            TOperationState current;
-            lock (operation.Lock)
-            {
-                // GetOperationStatus reports a closed operation as finished (Thrift has no CLOSED there); REST does.
-                current = operation.State == TOperationState.Closed ? TOperationState.Closed : cli.GetOperationStatus(operation).OperationState;
-            }
-
+            TOperationState current = operation.Poll();
             call.Detail = current.ToString();
             return current switch
             {
@@ -184,15 +181,13 @@ namespace MockDatabricks.Server.Rest
         public void Cancel(MockOperation operation, RestCall call)
         {
             FailIfInjected(call, operation);
-
-            cli.CancelOperation(operation);
+            operation.Cancel();
         }
 
         public void Close(MockOperation operation, RestCall call)
         {
             FailIfInjected(call, operation);
-
-            cli.CloseOperation(operation);
+            operation.Close();
         }
 
         /// <summary>The statement a REST call names, from the shared registry; records it on the call.</summary>
@@ -257,64 +252,6 @@ namespace MockDatabricks.Server.Rest
             {
                 throw new RestErrorException(StatusCodes.Status500InternalServerError, "INTERNAL_ERROR", rule.Message, "injected-error");
             }
-        }
-
-        private MockOperation? MetadataOperation(string statement, string session)
-        {
-            RecordBatch? answer;
-            try
-            {
-                SessionContext context = sessions.Context(session) ?? new SessionContext();
-                answer = MetadataStatements.TryAnswer(statement, new SessionNamespace(context.Catalog, context.Schema), RestCatalog.Instance);
-            }
-            catch (MetadataException ex)
-            {
-                throw new StatementFailedException(new ServiceError("BAD_REQUEST", ex.Message, ex.SqlState));
-            }
-
-            if (answer == null)
-            {
-                return null;
-            }
-
-            var handle = new TOperationHandle { OperationId = THandleIdentifier.CreateRandom(), OperationType = TOperationType.ExecuteStatement, HasResultSet = true };
-            var query = new QuerySpec { Kind = StatementKind.NoResult, Name = "metadata", Mode = ResultMode.Inline };
-            var operation = new MockOperation(handle, session, statement, query, dataset: null, cloudFetch: false, lz4: false, columnBased: false) { StaticBatch = answer };
-            sessions.AddOperation(operation);
-            return operation;
-        }
-
-        /// <summary>
-        /// Runs the statement through the Thrift path as a client with these capabilities would send it, then fits the
-        /// delivery to the disposition: EXTERNAL_LINKS gets links for any data set result, however small.
-        /// </summary>
-        private async Task<MockOperation> DataOperationAsync(string statement, string session, RestFormat format, string disposition, bool lz4, RestCall call)
-        {
-            var request = new TExecuteStatementReq
-            {
-                SessionHandle = new TSessionHandle { SessionId = new THandleIdentifier(Convert.FromHexString(session), new byte[16]) },
-                Statement = statement,
-                CanReadArrowResult = true,
-                CanDownloadResult = format == RestFormat.ArrowStream && disposition != "INLINE",
-                CanDecompressLZ4Result = lz4,
-
-                // A warehouse sends Arrow-native types over REST; the driver converts what it must.
-                UseArrowNativeTypes = new TSparkArrowTypes { TimestampAsArrow = true, DecimalAsArrow = true, ComplexTypesAsArrow = true, IntervalTypesAsArrow = true },
-            };
-            (TExecuteStatementResp response, MockOperation? operation) = await cli.ExecuteStatementAsync(request, call.BaseUrl).ConfigureAwait(false);
-            if (operation == null || response.Status.StatusCode is not (TStatusCode.Success or TStatusCode.SuccessWithInfo))
-            {
-                TStatus status = response.Status;
-                throw new StatementFailedException(new ServiceError("BAD_REQUEST", status.ErrorMessage ?? "statement failed", status.SqlState));
-            }
-
-            if (disposition == "EXTERNAL_LINKS" && operation.Dataset != null && !operation.CloudFetch)
-            {
-                operation = new MockOperation(operation.Handle, operation.Session, operation.Statement, operation.Query, operation.Dataset, cloudFetch: true, operation.Lz4, operation.ColumnBased);
-                sessions.AddOperation(operation);
-            }
-
-            return operation;
         }
 
         /// <summary>A statement sent without session_id runs in a session of its own, in the request's catalog and schema.</summary>
@@ -399,11 +336,5 @@ namespace MockDatabricks.Server.Rest
 
         [GeneratedRegex(@"^(\d{1,3})s$")]
         private static partial Regex WaitTimeoutRegex();
-
-        /// <summary>A statement that fails before it has an operation (parse error, unknown object): HTTP 200, state FAILED.</summary>
-        private sealed class StatementFailedException(ServiceError error) : Exception(error.Message)
-        {
-            public ServiceError Error { get; } = error;
-        }
     }
 }

@@ -3,15 +3,15 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading.Tasks;
 using Apache.Arrow;
-using Apache.Arrow.Types;
 using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Protocol.Data;
-using MockDatabricks.Protocol.Lz4;
 using MockDatabricks.Server.Faults;
 using MockDatabricks.Server.State;
 
 namespace MockDatabricks.Server.ResultSets
 {
+    /// <summary>A CloudFetch link as issued, whichever protocol carries it: URL, expiry (epoch ms), the result rows of its file, the stored size.</summary>
+    public sealed record IssuedLink(string Url, long ExpiryMs, long StartRow, long RowCount, long Bytes);
+
     /// <summary>Builds metadata and result chunks (links or inline batches) for an operation; shared by direct results and FetchResults.</summary>
     public sealed class ResultBuilder
     {
@@ -25,9 +25,7 @@ namespace MockDatabricks.Server.ResultSets
         public static TGetResultSetMetadataResp Metadata(MockOperation operation)
         {
             // The descriptors name the SQL types; arrowSchema describes the Arrow data as served.
-            List<TColumnDesc> columns = operation.Dataset != null
-                ? operation.Dataset.Generator.Fields.Select((f, i) => TColumnDesc.Of(f, i + 1)).ToList()
-                : (operation.StaticBatch?.Schema ?? throw new InvalidOperationException("Operation without schema.")).FieldsList.Select((f, i) => TColumnDesc.Of(f, i + 1)).ToList();
+            List<TColumnDesc> columns = operation.Dataset.Generator.Fields.Select((f, i) => TColumnDesc.Of(f, i + 1)).ToList();
             var metadata = new TGetResultSetMetadataResp
             {
                 Status = TStatus.Ok(),
@@ -37,7 +35,7 @@ namespace MockDatabricks.Server.ResultSets
             };
             if (!operation.ColumnBased)
             {
-                metadata.ArrowSchema = operation.Dataset?.SchemaBytes ?? DatasetFiles.SchemaMessage(operation.StaticBatch!.Schema);
+                metadata.ArrowSchema = operation.Dataset.SchemaBytes;
             }
 
             return metadata;
@@ -53,11 +51,6 @@ namespace MockDatabricks.Server.ResultSets
             long start = startRowOffset ?? operation.Cursor;
             bool refresh = startRowOffset != null && maxRows == 1;
             maxRows = Math.Max(1, maxRows);
-            if (operation.Dataset == null)
-            {
-                return StaticChunk(operation, start);
-            }
-
             if (operation.ColumnBased)
             {
                 return ColumnChunk(operation, start, maxRows);
@@ -70,7 +63,7 @@ namespace MockDatabricks.Server.ResultSets
 
         private async Task<TFetchResultsResp> LinkChunkAsync(MockOperation operation, string baseUrl, long start, long maxRows, bool refresh)
         {
-            StoredDataset dataset = operation.Dataset!;
+            StoredDataset dataset = operation.Dataset;
             long resultRows = operation.ResultRows;
             int first = start < resultRows ? dataset.Layout.FileContaining(start) : -1;
             if (first < 0)
@@ -95,33 +88,15 @@ namespace MockDatabricks.Server.ResultSets
                 rows += fileRows;
             }
 
-            // bytesNum is the stored (compressed) size, so the files must exist before their links do.
-            StoredFile[] files = await Task.WhenAll(indexes.Select(dataset.GetFileAsync)).ConfigureAwait(false);
-            long now = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
-            var links = new List<TSparkArrowResultLink>();
-            foreach (StoredFile file in files)
+            IReadOnlyList<IssuedLink> issued = await IssueLinksAsync(operation, baseUrl, indexes).ConfigureAwait(false);
+            List<TSparkArrowResultLink> links = issued.Select(link => new TSparkArrowResultLink
             {
-                int issue = operation.NextLinkIssue(file.Range.Index);
-                long expiry = now + (operation.Query.ExpirySeconds * 1000L);
-                FaultRule? expired = ExpiredFault(operation, file.Range.Index, issue);
-                if (expired != null)
-                {
-                    // past: the driver must refresh before downloading; soon: inside its 60 s "expiring" margin.
-                    expiry = expired.ExpireInPast ? now - 60_000 : now + 30_000;
-                }
-
-                links.Add(new TSparkArrowResultLink
-                {
-                    FileLink = $"{baseUrl}/cloudfetch/{operation.Id}/{file.Range.Index}?issue={issue}&exp={expiry}",
-                    ExpiryTime = expiry,
-                    StartRowOffset = file.Range.StartRow,
-
-                    // The rows of the file that belong to the result: all of them, except in the file LIMIT cuts when the
-                    // files are the whole data set's (limit_files=whole), where the file holds more rows than this.
-                    RowCount = Math.Min(file.Range.RowCount, resultRows - file.Range.StartRow),
-                    BytesNum = file.Bytes.Length,
-                });
-            }
+                FileLink = link.Url,
+                ExpiryTime = link.ExpiryMs,
+                StartRowOffset = link.StartRow,
+                RowCount = link.RowCount,
+                BytesNum = link.Bytes,
+            }).ToList();
 
             int last = indexes[^1];
             if (!refresh)
@@ -140,6 +115,39 @@ namespace MockDatabricks.Server.ResultSets
             };
         }
 
+        /// <summary>
+        /// Links to these CloudFetch files of the operation's result, each with a fresh URL and expiry (already expired, or
+        /// about to, under an "expired" fault). The files are built first: a link carries the stored (compressed) size.
+        /// </summary>
+        public async Task<IReadOnlyList<IssuedLink>> IssueLinksAsync(MockOperation operation, string baseUrl, IReadOnlyList<int> indexes)
+        {
+            StoredFile[] files = await Task.WhenAll(indexes.Select(operation.Dataset.GetFileAsync)).ConfigureAwait(false);
+            long now = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+            var links = new List<IssuedLink>();
+            foreach (StoredFile file in files)
+            {
+                int issue = operation.NextLinkIssue(file.Range.Index);
+                long expiry = now + (operation.Query.ExpirySeconds * 1000L);
+                FaultRule? expired = ExpiredFault(operation, file.Range.Index, issue);
+                if (expired != null)
+                {
+                    // past: the driver must refresh before downloading; soon: inside its 60 s "expiring" margin.
+                    expiry = expired.ExpireInPast ? now - 60_000 : now + 30_000;
+                }
+
+                // The rows of the file that belong to the result: all of them, except in the file LIMIT cuts when the
+                // files are the whole data set's (limit_files=whole), where the file holds more rows than this.
+                links.Add(new IssuedLink(
+                    $"{baseUrl}/cloudfetch/{operation.Id}/{file.Range.Index}?issue={issue}&exp={expiry}",
+                    expiry,
+                    file.Range.StartRow,
+                    Math.Min(file.Range.RowCount, operation.ResultRows - file.Range.StartRow),
+                    file.Bytes.Length));
+            }
+
+            return links;
+        }
+
         private FaultRule? ExpiredFault(MockOperation operation, int file, int issue)
         {
             FaultRule? rule = operation.Query.Faults.FirstOrDefault(f => f.Kind == FaultKind.Expired && f.AppliesToFile(file) && issue <= f.Times);
@@ -148,7 +156,7 @@ namespace MockDatabricks.Server.ResultSets
 
         private static TFetchResultsResp InlineChunk(MockOperation operation, long start, long maxRows, long maxBytes)
         {
-            StoredDataset dataset = operation.Dataset!;
+            StoredDataset dataset = operation.Dataset;
             long total = operation.ResultRows;
             if (start >= total)
             {
@@ -198,7 +206,7 @@ namespace MockDatabricks.Server.ResultSets
         /// </summary>
         private static TFetchResultsResp ColumnChunk(MockOperation operation, long start, long maxRows)
         {
-            StoredDataset dataset = operation.Dataset!;
+            StoredDataset dataset = operation.Dataset;
             long total = operation.ResultRows;
             int count = (int)Math.Max(0, Math.Min(Math.Min(maxRows, dataset.Spec.RowsPerBatch), total - start));
             List<TColumn> columns;
@@ -223,33 +231,6 @@ namespace MockDatabricks.Server.ResultSets
                 HasMoreRows = start + count < total,
                 Results = new TRowSet { StartRowOffset = start, Columns = columns },
             };
-        }
-
-        private static TFetchResultsResp StaticChunk(MockOperation operation, long start)
-        {
-            RecordBatch all = operation.StaticBatch!;
-            bool first = start == 0 && all.Length > 0;
-            if (first)
-            {
-                lock (operation.Lock)
-                {
-                    operation.Cursor = all.Length;
-                }
-            }
-
-            var results = new TRowSet { StartRowOffset = start };
-            if (operation.ColumnBased)
-            {
-                results.Columns = ColumnBasedSet.From(first ? all : all.Slice(0, 0));
-            }
-            else
-            {
-                byte[] message = DatasetFiles.RecordBatchMessage(all);
-                byte[] payload = operation.Lz4 ? Lz4Framing.Encode(message, Lz4FrameOptions.Databricks) : message;
-                results.ArrowBatches = first ? new List<TSparkArrowBatch> { new TSparkArrowBatch { Batch = payload, RowCount = all.Length } } : new List<TSparkArrowBatch>();
-            }
-
-            return new TFetchResultsResp { Status = TStatus.Ok(), HasMoreRows = false, Results = results };
         }
 
         /// <summary>End of results: no links and an empty (non-null) batch list, which ends both the CloudFetch and the inline reader.</summary>

@@ -14,7 +14,7 @@ namespace MockDatabricks.Server.State
         private readonly Dictionary<int, int> _linkIssues = new Dictionary<int, int>();
         private readonly Dictionary<FaultRule, int> _rpcFaultHits = new Dictionary<FaultRule, int>();
 
-        public MockOperation(TOperationHandle handle, string session, string statement, QuerySpec query, StoredDataset? dataset, bool cloudFetch, bool lz4, bool columnBased)
+        public MockOperation(TOperationHandle handle, string session, string statement, QuerySpec query, StoredDataset dataset, bool cloudFetch, bool lz4, bool columnBased)
         {
             Handle = handle;
             Id = handle.OperationId.ToHex();
@@ -41,11 +41,8 @@ namespace MockDatabricks.Server.State
 
         public QuerySpec Query { get; }
 
-        /// <summary>null for statements without a result set (USE, served from <see cref="StaticBatch"/>).</summary>
-        public StoredDataset? Dataset { get; }
-
-        /// <summary>The whole result of USE (an empty string column).</summary>
-        public Apache.Arrow.RecordBatch? StaticBatch { get; init; }
+        /// <summary>The result's rows (none for USE).</summary>
+        public StoredDataset Dataset { get; }
 
         public bool CloudFetch { get; }
 
@@ -69,7 +66,44 @@ namespace MockDatabricks.Server.State
         public DateTimeOffset Created { get; } = DateTimeOffset.UtcNow;
 
         /// <summary>Rows the client must see: the data set's, or fewer under LIMIT with limit_files=whole.</summary>
-        public long ResultRows => Query.Limit is long limit && Dataset != null ? Math.Min(limit, Dataset.Spec.Rows) : Dataset?.Spec.Rows ?? 0;
+        public long ResultRows => Query.Limit is long limit ? Math.Min(limit, Dataset.Spec.Rows) : Dataset.Spec.Rows;
+
+        /// <summary>
+        /// The state a status poll reports, after moving a running statement on: it finishes (or fails with
+        /// <see cref="QuerySpec.FailsWith"/>) once its RUNNING polls are used up and its running time is over.
+        /// </summary>
+        public TOperationState Poll()
+        {
+            lock (Lock)
+            {
+                if (State == TOperationState.Running && RunningPollsLeft-- <= 0 && DateTimeOffset.UtcNow >= RunningUntil)
+                {
+                    State = Query.FailsWith == null ? TOperationState.Finished : TOperationState.Error;
+                }
+
+                return State;
+            }
+        }
+
+        public void Close()
+        {
+            lock (Lock)
+            {
+                State = TOperationState.Closed;
+            }
+        }
+
+        /// <summary>Cancels the statement unless it is closed already.</summary>
+        public void Cancel()
+        {
+            lock (Lock)
+            {
+                if (State != TOperationState.Closed)
+                {
+                    State = TOperationState.Canceled;
+                }
+            }
+        }
 
         public int NextDownloadAttempt(int file)
         {

@@ -95,10 +95,10 @@ namespace MockDatabricks.Tests.Server
                 new[]
                 {
                     "TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL(10,2)", "FLOAT", "DOUBLE", "STRING", "BINARY", "BOOLEAN", "DATE", "TIMESTAMP",
-                    "TIMESTAMP_NTZ", "INTERVAL YEAR TO MONTH", "INTERVAL DAY TO SECOND", "ARRAY<INT>", "MAP<STRING, INT>", "STRUCT<f1: STRING, f2: INT, f3: ARRAY<DOUBLE>>", "VOID",
+                    "TIMESTAMP_NTZ", "INTERVAL YEAR TO MONTH", "INTERVAL DAY TO SECOND", "ARRAY<INT>", "MAP<STRING, INT>", "STRUCT<f1: STRING, f2: INT, f3: ARRAY<DOUBLE>>", "VARIANT", "VOID",
                 },
                 rows.Select(r => r[5]));
-            Assert.Equal(new[] { "-6", "5", "4", "-5", "3", "6", "8", "12", "-2", "16", "91", "93", "93", "1111", "1111", "2003", "2000", "2002", "0" }, rows.Select(r => r[4]));
+            Assert.Equal(new[] { "-6", "5", "4", "-5", "3", "6", "8", "12", "-2", "16", "91", "93", "93", "1111", "1111", "2003", "2000", "2002", "1111", "0" }, rows.Select(r => r[4]));
             Assert.Equal(new[] { "c_int", "c_string" }, rows.Where(r => r[10] == "0").Select(r => r[3]));
         }
 
@@ -119,7 +119,7 @@ namespace MockDatabricks.Tests.Server
                 SessionHandle = session,
                 ParentCatalogName = "main",
                 ParentSchemaName = "adbc_testing",
-                ParentTableName = "all_column_types_ref",
+                ParentTableName = "fk_test_ref_table",
                 ForeignCatalogName = "main",
                 ForeignSchemaName = "adbc_testing",
                 ForeignTableName = "all_column_types",

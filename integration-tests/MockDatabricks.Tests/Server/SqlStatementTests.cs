@@ -335,15 +335,27 @@ namespace MockDatabricks.Tests.Server
             using var json = System.Text.Json.JsonDocument.Parse(((StringArray)Assert.Single(outcome.Batches).Column(0)).GetString(0)!);
             System.Text.Json.JsonElement root = json.RootElement;
             Assert.Equal("all_column_types", root.GetProperty("table_name").GetString());
-            Assert.Equal(19, root.GetProperty("columns").GetArrayLength());
+            Assert.Equal(20, root.GetProperty("columns").GetArrayLength());
             System.Text.Json.JsonElement decimalColumn = root.GetProperty("columns")[4];
             Assert.Equal("c_decimal", decimalColumn.GetProperty("name").GetString());
             Assert.Equal("{\"name\":\"decimal\",\"precision\":10,\"scale\":2}", decimalColumn.GetProperty("type").GetRawText());
             Assert.Equal("{\"name\":\"interval\",\"start_unit\":\"year\",\"end_unit\":\"month\"}", root.GetProperty("columns")[13].GetProperty("type").GetRawText());
+            Assert.Equal("{\"name\":\"variant\"}", root.GetProperty("columns")[18].GetProperty("type").GetRawText());
             Assert.False(root.GetProperty("columns")[2].GetProperty("nullable").GetBoolean());
             Assert.Equal(
-                "[(all_column_types_pk, PRIMARY KEY (`c_string`, `c_int`)), (all_column_types_all_column_types_ref_fk, FOREIGN KEY (`c_bigint`, `c_boolean`) REFERENCES `main`.`adbc_testing`.`all_column_types_ref` (`r_bigint`, `r_boolean`))]",
+                "[(all_column_types_pk, PRIMARY KEY (`c_string`, `c_int`)), (all_column_types_fk_test_ref_table_fk, FOREIGN KEY (`c_bigint`, `c_boolean`) REFERENCES `main`.`adbc_testing`.`fk_test_ref_table` (`r_bigint`, `r_boolean`))]",
                 root.GetProperty("table_constraints").GetString());
+        }
+
+        [Fact]
+        public async Task TheFixtureTablesVariantColumn_IsJsonText_DescribedAsVariant()
+        {
+            QueryOutcome outcome = await RunAsync("SELECT c_variant FROM main.adbc_testing.all_column_types");
+
+            Assert.Equal(TTypeId.String, Assert.Single(outcome.Metadata.Schema!.Columns).TypeId);
+            Assert.Equal("VARIANT", SqlName(outcome.Schema, 0));
+            var values = (StringArray)Assert.Single(outcome.Batches).Column(0);
+            Assert.Equal(new[] { "{\"n\":1,\"tags\":[\"t1\"]}", "{\"n\":2,\"tags\":[\"t2\"]}", null }, Enumerable.Range(0, values.Length).Select(i => values.GetString(i)));
         }
 
         [Fact]

@@ -2,19 +2,19 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
-using System.Numerics;
 using MockDatabricks.Protocol.Data;
 
 namespace MockDatabricks.Server.Query.Sql
 {
     /// <summary>
-    /// A recursive-descent reader of the Spark SQL the mock answers (see integration-tests/README.md, "Statement grammar"):
-    /// SELECT lists of expressions over nothing, range(...), a table, a subquery or VALUES (any of them aliased, with a column
-    /// alias list), with LIMIT; SET; USE; SHOW. Literals
-    /// get Spark's types here (1 INT, 1L BIGINT, 1.5 DECIMAL(2,1), 1.5D DOUBLE, 'x' STRING, DATE '...', INTERVAL ...).
-    /// DDL and DML are recognised and refused.
+    /// The mock's one SQL front end, for every protocol: a recursive-descent reader of the Spark SQL the mock answers (see
+    /// integration-tests/README.md, "SQL" and "Statement grammar"): SELECT lists of expressions over nothing, range(...), a
+    /// table, a subquery or VALUES (any of them aliased, with a column alias list), or one of the mock's own data sets
+    /// (mock.&lt;preset&gt; WITH (...)), with LIMIT; SET; USE; SHOW (Spark's and the driver's metadata forms,
+    /// SqlParser.Show.cs); DESCRIBE. Literals get Spark's types here (1 INT, 1L BIGINT, 1.5 DECIMAL(2,1), 1.5D DOUBLE,
+    /// 'x' STRING, DATE '...', INTERVAL ...). DDL and DML are recognised and refused.
     /// </summary>
-    public sealed class SqlParser
+    public sealed partial class SqlParser
     {
         private static readonly HashSet<string> s_reserved = new HashSet<string>(StringComparer.OrdinalIgnoreCase)
         {
@@ -29,11 +29,13 @@ namespace MockDatabricks.Server.Query.Sql
             "VALUES", "CALL", "COMMENT", "RESTORE", "CLONE",
         };
 
+        private readonly string _text;
         private readonly List<Token> _tokens;
         private int _next;
 
         private SqlParser(string text)
         {
+            _text = text;
             _tokens = SqlLexer.Tokenize(text);
         }
 
@@ -291,7 +293,35 @@ namespace MockDatabricks.Server.Query.Sql
                 throw SqlError.UnknownFunction(string.Join(".", name));
             }
 
+            if (name.Count == 2 && name[0].Equals("mock", StringComparison.OrdinalIgnoreCase))
+            {
+                return new MockDatasetFromItem(name[1], Current.Is("WITH") && Peek(1).IsSymbol("(") ? ReadMockOptions() : null, null);
+            }
+
             return WithColumnAliases(new TableFromItem(name, ReadAlias()));
+        }
+
+        /// <summary>WITH (key = value, ...) after a mock data set: the text between the parentheses, as written (values need no SQL form: 4mb, 1_000).</summary>
+        private string ReadMockOptions()
+        {
+            _next++;
+            Token open = Current;
+            ExpectSymbol("(");
+            int depth = 1;
+            while (Current.Kind != TokenKind.End)
+            {
+                depth += Current.IsSymbol("(") ? 1 : Current.IsSymbol(")") ? -1 : 0;
+                if (depth == 0)
+                {
+                    string options = _text.Substring(open.Position + 1, Current.Position - open.Position - 1);
+                    _next++;
+                    return options;
+                }
+
+                _next++;
+            }
+
+            throw SqlError.Syntax(Current.ToString(), Current.Position);
         }
 
         /// <summary>VALUES (expr, ...), (expr, ...): the rows of an inline table (a bare expression is a row of one).</summary>
@@ -422,33 +452,6 @@ namespace MockDatabricks.Server.Query.Sql
             }
 
             return new DescribeStatement(name, extended, json);
-        }
-
-        private ShowStatement ReadShow()
-        {
-            ExpectKeyword("SHOW");
-            string what = ReadName().ToUpperInvariant();
-            if (what == "DATABASES")
-            {
-                what = "SCHEMAS";
-            }
-
-            var target = new List<string>();
-            if (TryKeyword("IN") || TryKeyword("FROM"))
-            {
-                target.Add(ReadName());
-                while (TrySymbol("."))
-                {
-                    target.Add(ReadName());
-                }
-            }
-
-            if (what is not ("CATALOGS" or "SCHEMAS" or "TABLES"))
-            {
-                throw SqlError.NotSupported("SHOW " + what);
-            }
-
-            return new ShowStatement(what, target);
         }
 
         // Expressions, loosest binding first.

@@ -44,6 +44,12 @@ namespace MockDatabricks.Server.Query.Sql
 
     public sealed record SubqueryFromItem(SelectStatement Query, string? Alias) : FromItem(Alias);
 
+    /// <summary>
+    /// mock.&lt;preset&gt; [WITH (key = value, ...)]: one of the mock's own data sets; <paramref name="Options"/> is the text
+    /// between the parentheses, as written (the data set options, <see cref="MockDatasets"/>).
+    /// </summary>
+    public sealed record MockDatasetFromItem(string Preset, string? Options, string? Alias) : FromItem(Alias);
+
     /// <summary>VALUES (a, b), (c, d): an inline table of constant rows; its columns are col1, col2, ... unless renamed.</summary>
     public sealed record ValuesFromItem(IReadOnlyList<IReadOnlyList<SqlExpr>> Rows, string? Alias) : FromItem(Alias);
 
@@ -53,8 +59,31 @@ namespace MockDatabricks.Server.Query.Sql
     /// <summary>USE [CATALOG | SCHEMA | DATABASE] name, where a two-part name is catalog.schema.</summary>
     public sealed record UseStatement(string? Catalog, string? Schema) : SqlStatement;
 
-    /// <summary>SHOW CATALOGS | SHOW SCHEMAS [IN catalog] | SHOW TABLES [IN [catalog.]schema].</summary>
-    public sealed record ShowStatement(string What, IReadOnlyList<string> In) : SqlStatement;
+    public enum ShowWhat
+    {
+        Catalogs,
+        Schemas,
+        Tables,
+        Columns,
+        PrimaryKeys,
+        ForeignKeys,
+    }
+
+    /// <summary>
+    /// SHOW CATALOGS | SCHEMAS | TABLES | COLUMNS | KEYS | FOREIGN KEYS with where to look and the LIKE patterns (Databricks'
+    /// SHOW patterns, <see cref="Catalog.ShowPattern"/>): IN ALL CATALOGS (<paramref name="AllCatalogs"/>), IN CATALOG c
+    /// or SHOW SCHEMAS IN c (<paramref name="Catalog"/>), SHOW TABLES IN [c.]s (<paramref name="Schema"/>, the name's
+    /// parts), SHOW [FOREIGN] KEYS IN CATALOG c IN SCHEMA s IN TABLE t.
+    /// </summary>
+    public sealed record ShowStatement(ShowWhat What, bool AllCatalogs, string? Catalog, IReadOnlyList<string>? Schema, string? Table) : SqlStatement
+    {
+        public string? SchemaPattern { get; init; }
+
+        public string? TablePattern { get; init; }
+
+        /// <summary>LIKE 'p' (or a bare 'p'): on the names SHOW lists.</summary>
+        public string? Pattern { get; init; }
+    }
 
     /// <summary>DESCRIBE [TABLE] [EXTENDED] name [AS JSON [STATIC ONLY]].</summary>
     public sealed record DescribeStatement(IReadOnlyList<string> Name, bool Extended, bool Json) : SqlStatement;

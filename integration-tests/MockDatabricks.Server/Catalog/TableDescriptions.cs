@@ -1,12 +1,12 @@
-using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using MockDatabricks.Protocol.Data;
+using MockDatabricks.Server.Query;
 using MockDatabricks.Server.Query.Sql;
 
-namespace MockDatabricks.Server.Query
+namespace MockDatabricks.Server.Catalog
 {
     /// <summary>
     /// DESCRIBE of a catalog table. DESCRIBE [TABLE] [EXTENDED] name: Spark's rows (col_name, data_type, comment).
@@ -37,17 +37,22 @@ namespace MockDatabricks.Server.Query
         /// <summary>The DESCRIBE TABLE EXTENDED ... AS JSON document of a table.</summary>
         public static string Json(CatalogTable table)
         {
+            bool view = table.Type == "VIEW";
             var document = new JsonObject
             {
                 ["table_name"] = table.Name,
                 ["catalog_name"] = table.Catalog,
                 ["schema_name"] = table.Schema,
                 ["namespace"] = new JsonArray(table.Schema),
-                ["type"] = "MANAGED",
-                ["provider"] = "delta",
-                ["columns"] = new JsonArray(table.Fields.Select(f => (JsonNode?)Column(f)).ToArray()),
-                ["table_properties"] = new JsonObject(),
+                ["type"] = view ? "VIEW" : "MANAGED",
             };
+            if (!view)
+            {
+                document["provider"] = "delta";
+            }
+
+            document["columns"] = new JsonArray(table.Fields.Select(f => (JsonNode?)Column(f)).ToArray());
+            document["table_properties"] = new JsonObject();
             string? constraints = Constraints(table);
             if (constraints != null)
             {
@@ -118,7 +123,7 @@ namespace MockDatabricks.Server.Query
             var constraints = new List<string>();
             if (table.PrimaryKey.Count > 0)
             {
-                constraints.Add($"({table.Name}_pk, PRIMARY KEY ({Columns(table.PrimaryKey)}))");
+                constraints.Add($"({table.PrimaryKeyName}, PRIMARY KEY ({Columns(table.PrimaryKey)}))");
             }
 
             foreach (ForeignKey key in table.ForeignKeys)

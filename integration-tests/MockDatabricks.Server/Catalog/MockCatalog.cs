@@ -2,20 +2,28 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using MockDatabricks.Protocol.Data;
+using MockDatabricks.Server.Query;
 
-namespace MockDatabricks.Server.Query
+namespace MockDatabricks.Server.Catalog
 {
     /// <summary>A foreign key of a catalog table: its columns and the primary key columns they reference.</summary>
     public sealed record ForeignKey(string Name, IReadOnlyList<string> Columns, string RefCatalog, string RefSchema, string RefTable, IReadOnlyList<string> RefColumns);
 
-    /// <summary>A table the catalog lists, with what the metadata RPCs report and, for reading it, its generated rows.</summary>
+    /// <summary>
+    /// A table (or view) of the catalog: what the metadata answers report (its columns with their SQL types, kind, remarks,
+    /// keys in key order) and, for reading it, its generated rows.
+    /// </summary>
     public sealed record CatalogTable(string Catalog, string Schema, string Name, TableDefinition Data, long Rows)
     {
+        /// <summary>TABLE or VIEW: the names a warehouse reports and the driver's type filter matches case-sensitively.</summary>
         public string Type { get; init; } = "TABLE";
 
         public string Remarks { get; init; } = string.Empty;
 
         public IReadOnlyList<string> PrimaryKey { get; init; } = Array.Empty<string>();
+
+        /// <summary>The primary key constraint's name, as the fixture scripts' tables have it on a warehouse.</summary>
+        public string PrimaryKeyName => Name + "_pk";
 
         public IReadOnlyList<ForeignKey> ForeignKeys { get; init; } = Array.Empty<ForeignKey>();
 
@@ -25,15 +33,20 @@ namespace MockDatabricks.Server.Query
     }
 
     /// <summary>
-    /// The mock warehouse's catalog, the same for every session: the catalogs, schemas and tables the metadata RPCs answer
-    /// and SELECT can read. hive_metastore (the session default) and main have "default" and "information_schema" (as a
-    /// Unity Catalog workspace has); main.tpcds_sf100_delta.store_sales and samples.nyctaxi.trips are the sample tables
-    /// (<see cref="SampleTables"/>); main.adbc_testing holds the fixture tables upstream's E2E suite reads
-    /// (all_column_types with its primary and foreign key, the table the key references, and sample_types, the table of
-    /// its Resources/Databricks.sql that its test configuration names).
+    /// The mock warehouse's one catalog, the same for every session and protocol: the catalogs, schemas and tables that the
+    /// Thrift catalog RPCs, the metadata SQL (SHOW ..., DESCRIBE) of either protocol and SELECT all read.
+    /// hive_metastore (the session default) and main have "default" and "information_schema" (as a Unity Catalog
+    /// workspace has); main.tpcds_sf100_delta.store_sales and samples.nyctaxi.trips are the sample tables
+    /// (<see cref="SampleTables"/>); main.adbc_testing is upstream's read-only E2E fixture schema (<see cref="FixtureTables"/>:
+    /// all_column_types with its primary and foreign key, fk_test_ref_table that the key references, cross_ref_customers
+    /// and cross_ref_orders) with sample_types, the table of its Resources/Databricks.sql that its test configuration names.
+    /// Identifiers are case-insensitive, as in Databricks.
     /// </summary>
     public static class MockCatalog
     {
+        private const string FixtureCatalog = "main";
+        private const string FixtureSchema = "adbc_testing";
+
         private static readonly IReadOnlyList<CatalogTable> s_tables = BuildTables();
 
         private static readonly IReadOnlyList<(string Catalog, string Schema)> s_schemas = new[]
@@ -48,6 +61,7 @@ namespace MockDatabricks.Server.Query
             ("samples", "nyctaxi"),
         };
 
+        /// <summary>Catalog names, sorted as SHOW CATALOGS sorts them.</summary>
         public static IReadOnlyList<string> Catalogs { get; } = s_schemas.Select(s => s.Catalog).Distinct().ToList();
 
         /// <summary>Every (catalog, schema), sorted.</summary>
@@ -65,14 +79,19 @@ namespace MockDatabricks.Server.Query
                 2 => (session.Catalog, name[0], name[1]),
                 _ => (name[^3], name[^2], name[^1]),
             };
-            return s_tables.FirstOrDefault(t => Same(t.Catalog, catalog) && Same(t.Schema, schema) && Same(t.Name, table));
+            return Find(catalog, schema, table);
         }
+
+        public static CatalogTable? Find(string catalog, string schema, string table) =>
+            s_tables.FirstOrDefault(t => Same(t.Catalog, catalog) && Same(t.Schema, schema) && Same(t.Name, table));
+
+        public static IEnumerable<CatalogTable> TablesOf(string catalog, string schema) => s_tables.Where(t => Same(t.Catalog, catalog) && Same(t.Schema, schema));
 
         public static bool CatalogExists(string catalog) => Catalogs.Any(c => Same(c, catalog));
 
         public static bool SchemaExists(string catalog, string schema) => s_schemas.Any(s => Same(s.Catalog, catalog) && Same(s.Schema, schema));
 
-        private static bool Same(string a, string b) => a.Equals(b, StringComparison.OrdinalIgnoreCase);
+        public static bool Same(string a, string b) => a.Equals(b, StringComparison.OrdinalIgnoreCase);
 
         private static IReadOnlyList<CatalogTable> BuildTables()
         {
@@ -88,17 +107,26 @@ namespace MockDatabricks.Server.Query
             tables.Add(new CatalogTable("hive_metastore", "default", "trips", trips, tripRows) { Remarks = "A copy of samples.nyctaxi.trips" });
             tables.Add(new CatalogTable("main", "default", "trips_view", trips, tripRows) { Type = "VIEW", Remarks = "SELECT * FROM samples.nyctaxi.trips" });
 
-            tables.Add(new CatalogTable("main", "adbc_testing", "all_column_types", FixtureTables.AllColumnTypes(), FixtureTables.AllColumnTypesRows)
+            tables.Add(Fixture("all_column_types", FixtureTables.AllColumnTypes(), FixtureTables.AllColumnTypesRows) with
             {
                 PrimaryKey = new[] { "c_string", "c_int" },
-                ForeignKeys = new[] { new ForeignKey("all_column_types_all_column_types_ref_fk", new[] { "c_bigint", "c_boolean" }, "main", "adbc_testing", "all_column_types_ref", new[] { "r_bigint", "r_boolean" }) },
+                ForeignKeys = new[] { FixtureKey("all_column_types", new[] { "c_bigint", "c_boolean" }, "fk_test_ref_table", new[] { "r_bigint", "r_boolean" }) },
             });
-            tables.Add(new CatalogTable("main", "adbc_testing", "sample_types", FixtureTables.SampleTypes(), FixtureTables.SampleTypesRows));
-            tables.Add(new CatalogTable("main", "adbc_testing", "all_column_types_ref", FixtureTables.Reference(), FixtureTables.ReferenceRows)
+            tables.Add(Fixture("fk_test_ref_table", FixtureTables.Reference(), FixtureTables.ReferenceRows) with { PrimaryKey = new[] { "r_bigint", "r_boolean" } });
+            tables.Add(Fixture("cross_ref_customers", FixtureTables.Customers(), FixtureTables.CustomerRows) with { PrimaryKey = new[] { "customer_id" } });
+            tables.Add(Fixture("cross_ref_orders", FixtureTables.Orders(), FixtureTables.OrderRows) with
             {
-                PrimaryKey = new[] { "r_bigint", "r_boolean" },
+                PrimaryKey = new[] { "order_id" },
+                ForeignKeys = new[] { FixtureKey("cross_ref_orders", new[] { "customer_id" }, "cross_ref_customers", new[] { "customer_id" }) },
             });
+            tables.Add(Fixture("sample_types", FixtureTables.SampleTypes(), FixtureTables.SampleTypesRows));
             return tables.OrderBy(t => t.Catalog, StringComparer.Ordinal).ThenBy(t => t.Schema, StringComparer.Ordinal).ThenBy(t => t.Name, StringComparer.Ordinal).ToList();
         }
+
+        private static CatalogTable Fixture(string name, TableDefinition data, long rows) => new CatalogTable(FixtureCatalog, FixtureSchema, name, data, rows);
+
+        /// <summary>A foreign key named as a warehouse names an unnamed one (upstream's GetColumnsExtended golden file: {table}_{referenced table}_fk).</summary>
+        private static ForeignKey FixtureKey(string table, string[] columns, string refTable, string[] refColumns) =>
+            new ForeignKey($"{table}_{refTable}_fk", columns, FixtureCatalog, FixtureSchema, refTable, refColumns);
     }
 }

@@ -2,7 +2,6 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Text;
-using System.Text.RegularExpressions;
 using MockDatabricks.Protocol.Data;
 using MockDatabricks.Protocol.Lz4;
 using MockDatabricks.Server.Faults;
@@ -10,47 +9,40 @@ using MockDatabricks.Server.Faults;
 namespace MockDatabricks.Server.Query
 {
     /// <summary>
-    /// The grammar of the mock's own data sets (case-insensitive, a trailing ';' is ignored):
+    /// The mock's own data sets, read by <see cref="Sql.SqlParser"/> as a FROM item (case-insensitive):
     /// <code>
-    /// SELECT &lt;anything&gt; FROM mock.&lt;preset&gt; [WITH (key = value, ...)] [LIMIT n]
+    /// SELECT &lt;select list&gt; FROM mock.&lt;preset&gt; [WITH (key = value, ...)] [LIMIT n]
     /// </code>
     /// Values are numbers, words, or 'quoted strings' (needed for faults). See integration-tests/README.md for the keys.
-    /// Every other statement is Spark SQL, read by <see cref="StatementPlanner"/>.
+    /// The select list is not evaluated: the result is the data set. An error in the options is a
+    /// <see cref="FormatException"/> that names the grammar and the presets.
     /// </summary>
-    public static partial class StatementParser
+    public static class MockDatasets
     {
-        /// <summary>Whether the statement selects from a mock.* data set (this grammar) rather than being SQL for the planner.</summary>
-        public static bool IsMockStatement(string statement) => MockSourceRegex().IsMatch(statement);
+        public const string Grammar = "The mock's data sets are read with SELECT * FROM mock.<preset> [WITH (key=value, ...)] [LIMIT n].";
 
-        public static QuerySpec Parse(string statement)
+        /// <summary>The data set of a SELECT from mock.&lt;preset&gt;, which may have nothing but its select list and a LIMIT.</summary>
+        public static QuerySpec Plan(Sql.SelectStatement select, Sql.MockDatasetFromItem source)
         {
-            string text = statement.Trim().TrimEnd(';').Trim();
-            Match match = DatasetRegex().Match(text);
-            if (!match.Success)
+            if (select.From.Count != 1 || select.Where != null || select.Unsupported != null)
             {
-                throw new FormatException(
-                    "The mock's data sets are read with SELECT * FROM mock.<preset> [WITH (key=value, ...)] [LIMIT n]. " +
-                    $"Presets: {string.Join(", ", Presets.Keys)}. Got: {Abbreviate(text)}");
+                throw new FormatException($"{Grammar} Presets: {string.Join(", ", Presets.Keys)}. A mock data set is not joined, filtered, grouped or ordered.");
             }
 
-            string name = match.Groups["name"].Value.ToLowerInvariant();
-            if (!Presets.TryGetValue(name, out QuerySpec? preset))
+            if (!Presets.TryGetValue(source.Preset, out QuerySpec? preset))
             {
-                throw new FormatException($"Unknown data set mock.{name}. Presets: {string.Join(", ", Presets.Keys)}.");
+                throw new FormatException($"Unknown data set mock.{source.Preset}. Presets: {string.Join(", ", Presets.Keys)}.");
             }
 
-            QuerySpec spec = preset with { Name = name };
-            if (match.Groups["options"].Success)
+            QuerySpec spec = preset with { Name = source.Preset.ToLowerInvariant() };
+            foreach ((string key, string value) in SplitOptions(source.Options ?? string.Empty))
             {
-                foreach ((string key, string value) in SplitOptions(match.Groups["options"].Value))
-                {
-                    spec = Apply(spec, key.ToLowerInvariant(), value);
-                }
+                spec = Apply(spec, key.ToLowerInvariant(), value);
             }
 
-            if (match.Groups["limit"].Success)
+            if (select.Limit is long limit)
             {
-                spec = WithLimit(spec, Long("LIMIT", match.Groups["limit"].Value));
+                spec = WithLimit(spec, limit);
             }
 
             spec.Dataset.Validate();
@@ -228,13 +220,5 @@ namespace MockDatabricks.Server.Query
 
             return result;
         }
-
-        private static string Abbreviate(string text) => text.Length <= 200 ? text : text.Substring(0, 200) + "...";
-
-        [GeneratedRegex(@"\bFROM\s+mock\.[A-Za-z_]", RegexOptions.IgnoreCase)]
-        private static partial Regex MockSourceRegex();
-
-        [GeneratedRegex(@"^SELECT\s+.+?\s+FROM\s+mock\.(?<name>[A-Za-z_][A-Za-z0-9_]*)(\s+WITH\s*\((?<options>.*)\))?(\s+LIMIT\s+(?<limit>[0-9_]+))?$", RegexOptions.IgnoreCase | RegexOptions.Singleline)]
-        private static partial Regex DatasetRegex();
     }
 }

@@ -4,8 +4,9 @@ using System.Linq;
 using System.Text;
 using System.Text.RegularExpressions;
 using MockDatabricks.Protocol.Data;
+using MockDatabricks.Server.Query;
 
-namespace MockDatabricks.Server.Query
+namespace MockDatabricks.Server.Catalog
 {
     /// <summary>
     /// The answers of the catalog RPCs (GetCatalogs, GetSchemas, GetTables, GetTableTypes, GetColumns, GetPrimaryKeys,
@@ -85,7 +86,7 @@ namespace MockDatabricks.Server.Query
             {
                 for (int i = 0; i < found.PrimaryKey.Count; i++)
                 {
-                    rows.Add(new object?[] { found.Catalog, found.Schema, found.Name, found.PrimaryKey[i], i + 1, found.Name + "_pk" });
+                    rows.Add(new object?[] { found.Catalog, found.Schema, found.Name, found.PrimaryKey[i], i + 1, found.PrimaryKeyName });
                 }
             }
 
@@ -173,6 +174,7 @@ namespace MockDatabricks.Server.Query
             SqlTypeKind.String => int.MaxValue,
             SqlTypeKind.Varchar or SqlTypeKind.Char => type.Length,
             SqlTypeKind.Void => 1,
+            SqlTypeKind.Variant => 0,
             _ => null,
         };
 
@@ -183,6 +185,7 @@ namespace MockDatabricks.Server.Query
             SqlTypeKind.Double => 15,
             SqlTypeKind.Decimal => type.Scale,
             SqlTypeKind.Timestamp or SqlTypeKind.TimestampNtz => 6,
+            SqlTypeKind.Variant => 0,
             _ => null,
         };
 
