@@ -14,7 +14,7 @@ public class ApplyTests
         Assert.True(result.ExitCode == 0, result.ToString());
         Assert.Contains("applied " + FakeAdbc.DisposePatch, result.Stdout);
         string[] log = fake.Git("log", "--format=%an <%ae>%x09%aI%x09%s", "--reverse", fake.BaseCommit + "..HEAD").Split('\n');
-        Assert.Equal("dbxmem patch tool <patch-tool@dbxmem.invalid>\t2024-06-01T10:00:00+00:00\tAdd the dbxmem memory overlay (series 1.0.0)", log[0]);
+        Assert.Equal("dbxmem patch tool <patch-tool@dbxmem.invalid>\t2024-06-01T10:00:00+00:00\tchore(csharp): add the dbxmem memory overlay (series 1.0.0)", log[0]);
         Assert.Equal($"{FakeAdbc.PatchAuthor}\t{FakeAdbc.DisposePatchDate}\tGive DatabricksDatabase a Dispose that releases the memory scope", log[1]);
         Assert.EndsWith("\tPass the memory scope to DatabricksConnection", log[2]);
         Assert.Equal(3, log.Length);

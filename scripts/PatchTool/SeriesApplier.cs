@@ -97,7 +97,8 @@ internal static class SeriesApplier
         // The tests sentence only for a base with tests, so every other base's overlay commit (and commit ids) stay as they were.
         string tests = series.Base.TestOverlay == null ? ""
             : $"The series' tests for upstream's test project are copied from {series.Base.TestOverlay}/\ninto {series.Base.TestOverlayDir}/ in this same commit.\n";
-        string message = $"Add the dbxmem memory overlay (series {series.Version})\n\n" +
+        // A Conventional Commit subject, like every patch of the new home's series (its CONTRIBUTING asks for them).
+        string message = $"chore(csharp): add the dbxmem memory overlay (series {series.Version})\n\n" +
             $"Copied verbatim from driver-overlay/ by `scripts/patch apply`, with the generated\n{OverlayFile.GeneratedFileName}. " +
             "The patches after this commit wire the overlay in;\n`scripts/patch export` never exports this commit.\n" + tests + "\n" +
             $"Series-Hash: {series.Hash}\n";
