@@ -26,4 +26,27 @@ public class RepositorySeriesTests
             Assert.True(mapProblems.Count == 0, $"{baseInfo.Tag}: " + string.Join("; ", mapProblems));
         }
     }
+
+    [Fact]
+    public void EverySeriesReadme_ListsItsSeriesAsExportWritesIt()
+    {
+        string root = ToolContext.RepositoryRoot()!;
+        var repository = new PatchRepository(Path.Combine(root, "patches"), Path.Combine(root, "driver-overlay"));
+        var folders = new Dictionary<string, IReadOnlyList<string>>();
+        foreach (BaseInfo baseInfo in repository.LoadBases())
+        {
+            folders[baseInfo.Folder] = SeriesFile.Entries(Path.Combine(baseInfo.Folder, SeriesFile.Name)).ToList();
+            foreach (SeriesPart part in repository.LoadSeries(baseInfo).Parts.Where(p => p.IsShared))
+            {
+                folders[part.Folder] = part.Names;
+            }
+        }
+
+        foreach ((string folder, IReadOnlyList<string> entries) in folders)
+        {
+            string expected = SeriesReadme.Render(folder, entries, name => File.Exists(Path.Combine(folder, name)) ? PatchFile.Load(Path.Combine(folder, name)) : null);
+            string actual = File.Exists(Path.Combine(folder, SeriesReadme.FileName)) ? File.ReadAllText(Path.Combine(folder, SeriesReadme.FileName)).Replace("\r\n", "\n") : "";
+            Assert.True(expected == actual, $"{folder}/{SeriesReadme.FileName} does not list its series as `scripts/patch export` writes it: run export, or edit the series and the patches' messages, not the list");
+        }
+    }
 }

@@ -190,12 +190,15 @@ internal static class ExportCommand
             CompareFolder(part.Folder, display, run, changes);
             string rendered = SeriesFile.Render(Path.Combine(part.Folder, SeriesFile.Name), $"# Shared series {part.SharedName}: the patch order for every tag whose series includes it.", run.Select(p => p.Name));
             CompareFile(Path.Combine(part.Folder, SeriesFile.Name), display + SeriesFile.Name, Encoding.UTF8.GetBytes(rendered), changes);
+            CompareReadme(part.Folder, display, run.Select(p => p.Name), run, changes);
         }
 
-        CompareFolder(baseInfo.Folder, "", exported.Where((_, i) => owner[i] == null).Select(e => e.Patch).ToList(), changes);
+        List<PatchFile> own = exported.Where((_, i) => owner[i] == null).Select(e => e.Patch).ToList();
+        CompareFolder(baseInfo.Folder, "", own, changes);
         string seriesPath = Path.Combine(baseInfo.Folder, SeriesFile.Name);
         string series = SeriesFile.Render(seriesPath, $"# Patch order for {baseInfo.Tag}: `scripts/patch apply` applies these top to bottom with git am.", entries);
         CompareFile(seriesPath, SeriesFile.Name, Encoding.UTF8.GetBytes(series), changes);
+        CompareReadme(baseInfo.Folder, "", entries, own, changes);
         return changes;
     }
 
@@ -205,6 +208,12 @@ internal static class ExportCommand
         IEnumerable<string> stale = (Directory.Exists(folder) ? Directory.EnumerateFiles(folder, "*.patch") : [])
             .Select(f => Path.GetFileName(f)!).Where(n => patches.All(p => p.Name != n)).OrderBy(n => n, StringComparer.Ordinal);
         changes.AddRange(stale.Select(n => new FileChange("D", Path.Combine(folder, n), display + n, null)));
+    }
+
+    private static void CompareReadme(string folder, string display, IEnumerable<string> entries, IReadOnlyList<PatchFile> patches, List<FileChange> changes)
+    {
+        string readme = SeriesReadme.Render(folder, entries, name => patches.FirstOrDefault(p => p.Name == name));
+        CompareFile(Path.Combine(folder, SeriesReadme.FileName), display + SeriesReadme.FileName, Encoding.UTF8.GetBytes(readme), changes);
     }
 
     private static void CompareFile(string path, string display, byte[] bytes, List<FileChange> changes)
