@@ -17,7 +17,7 @@ def describe_substitution(s):
 
 
 def describe_build(build):
-    """ "built: 0 errors, 47 warnings (Microsoft.Build.Tasks.Git 7, NU1603 40)" or "FAILED: 2 errors (CS0246 ...)"."""
+    """ "built: 0 errors, 47 warnings (Microsoft.Build.Tasks.Git 7, NU1603 40)", or "**FAILED**: 2 errors, 0 warnings"."""
     warnings = build.get("warnings") or {}
     counts = f"{len(build.get('errors') or [])} errors, {sum(warnings.values())} warnings"
     if warnings:
