@@ -2,7 +2,10 @@
 patched drivers run under Mono by the memory probe's net472 build, over https with the mock's RSA certificate
 (scripts/verify.d/mono.sh runs them into OUT/results-mono/).
 
-    section(results_dir) -> (markdown lines, targets, correctness failures)
+    section(results_dir, build_notes=None) -> (markdown lines, targets, correctness failures)
+
+build_notes: what `scripts/patch publish -f net472 --build-notes` recorded for the patched driver's net472 build (the
+overrides and substitutions this machine's NuGet source needed), shown in the section.
 
 Power BI Desktop runs the driver on .NET Framework 4.7.2; this machine has no .NET Framework, and Debian's Mono 6.8 runs
 net472 assemblies with .NET Framework's class libraries (reimplemented) on a different runtime. Every figure is the
@@ -10,6 +13,7 @@ median of the interleaved runs. The targets are issue 33's; like the host scenar
 here (and in summary.json as monoTargets) and does not change verify's exit status. Correctness failures do.
 """
 from host_scenarios import Section, correctness, heap_right_after_dispose, show
+from verify_notes import describe_substitution
 from write_report import MB
 
 FULL_READ = "mono-full-read"
@@ -76,7 +80,7 @@ NOT_TOLD = [
 ]
 
 
-def section(results_dir):
+def section(results_dir, build_notes=None):
     from write_report import group, load
     groups = group(load(results_dir))
     s = Section(groups)
@@ -88,6 +92,15 @@ def section(results_dir):
                 "Framework class libraries, by the memory probe's net472 build, over https with the mock's RSA certificate "
                 "(what a warehouse presents; Mono 6.8 cannot read ECDSA certificates), every value checked, stock and "
                 "patched interleaved in their own processes; medians.", ""]
+    if build_notes is not None:
+        overrides, substitutions = build_notes.get("overrides") or [], build_notes.get("substitutions") or []
+        s.lines += ["Both net472 drivers were built by `scripts/patch publish -f net472 --fit-nuget-source`"
+                    + (", which added:" if overrides else " with no override.")]
+        s.lines += [""] + [f"- `{o['argument']}`: {o['reason']}" for o in overrides] if overrides else []
+        s.lines += [""] + [f"- {describe_substitution(x)}" for x in substitutions] if substitutions else []
+        s.lines.append("")
+    if not groups:
+        s.lines += ["No run under Mono finished (the verify log says why).", ""]
     if groups.get(("stock", FULL_READ)) or groups.get(("patched", FULL_READ)):
         s.lines += ["### Full read", ""]
         s.side_by_side((FULL_READ,), FULL_READ_METRICS)

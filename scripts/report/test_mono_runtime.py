@@ -104,6 +104,14 @@ class MonoSection(unittest.TestCase):
         self.assertEqual(2, len(failures), failures)
         self.assertTrue(all(f.startswith("Mono: patched/mono-full-read") for f in failures), failures)
 
+    def test_the_net472_build_notes_are_shown(self):
+        self.write([full_read("stock", 300, 30, 20.0)])
+        notes = {"overrides": [{"argument": "-p:IsWindows=true", "reason": "upstream builds net472 only on Windows"}],
+                 "substitutions": [{"package": "ApacheThrift", "resolved": "0.25.0", "pinned": "0.22.0", "by": "AdbcDrivers.HiveServer2"}]}
+        text = "\n".join(mono_runtime.section(self.dir, notes)[0])
+        self.assertIn("- `-p:IsWindows=true`: upstream builds net472 only on Windows", text)
+        self.assertIn("- built against ApacheThrift 0.25.0; the tag pins 0.22.0", text)
+
     def test_no_runs_no_target_met(self):
         _, targets, failures = self.targets()
         self.assertEqual([], failures)
@@ -112,8 +120,8 @@ class MonoSection(unittest.TestCase):
 
 class ReportArguments(unittest.TestCase):
     def test_the_mono_results_option(self):
-        self.assertEqual({"results_dir": "R", "output_dir": "O", "mono_dir": "M"},
-                         write_report.parse(["R", "--mono-results", "M", "O"]))
+        self.assertEqual({"results_dir": "R", "output_dir": "O", "mono_dir": "M", "mono_notes_file": "N"},
+                         write_report.parse(["R", "--mono-results", "M", "O", "--mono-build-notes", "N"]))
 
 
 if __name__ == "__main__":

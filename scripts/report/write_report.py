@@ -3,7 +3,8 @@
 a markdown table with the targets (issues 4 and 11 for apache/arrow-adbc bases, issue 20 for the driver's new home
 adbc-drivers/databricks), a PNG chart of GC heap over time, and summary.json.
 
-    write_report.py [--upstream-tests SUMMARY_JSON] [--rest-results DIR] [--mono-results DIR] RESULTS_DIR OUTPUT_DIR
+    write_report.py [--upstream-tests SUMMARY_JSON] [--rest-results DIR] [--mono-results DIR [--mono-build-notes FILE]]
+                    RESULTS_DIR OUTPUT_DIR
                     [COUNTERS_DIR [BUILD_NOTES_JSON [HOST_RESULTS_DIR]]]
 
 Each result file is the probe's JSON (see integration-tests/MemoryProbe). Runs are grouped by
@@ -19,7 +20,8 @@ cause, not hidden), listed in summary.json as hostTargets, and do not turn the e
 --upstream-tests: upstream's test project run against the mock, stock and patched, compared per class
 (scripts/report/upstream_tests.py's summary); --rest-results: the probe's runs over the REST protocol
 (scripts/report/rest_protocol.py); --mono-results: the net472 drivers under Mono, the .NET Framework stand-in
-(scripts/report/mono_runtime.py; its targets are goals, listed in summary.json as monoTargets). Each is a section of its
+(scripts/report/mono_runtime.py; its targets are goals, listed in summary.json as monoTargets), with the net472 build's
+notes (--mono-build-notes, written by `scripts/patch publish --build-notes`). Each is a section of its
 own; their correctness failures count toward the exit status.
 Uses matplotlib (Debian: python3-matplotlib), run with the system python.
 """
@@ -298,7 +300,7 @@ def counter_recordings(counters_dir, out):
 
 
 def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=None, upstream_summary=None, rest_dir=None,
-         mono_dir=None):
+         mono_dir=None, mono_notes_file=None):
     runs = load(results_dir)
     if not runs:
         print(f"report: no probe results in {results_dir}", file=sys.stderr)
@@ -355,7 +357,7 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=N
     mono_targets = []
     if mono_dir:
         import mono_runtime
-        mono_lines, mono_targets, mono_failures = mono_runtime.section(mono_dir)
+        mono_lines, mono_targets, mono_failures = mono_runtime.section(mono_dir, verify_notes.load(mono_notes_file))
         lines += mono_lines
         failures += mono_failures
     if upstream_summary:
@@ -377,7 +379,8 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=N
 
 def parse(argv):
     """The positional arguments (missing ones None) and the --name VALUE options, as main's keyword arguments."""
-    options = {"--upstream-tests": "upstream_summary", "--rest-results": "rest_dir", "--mono-results": "mono_dir"}
+    options = {"--upstream-tests": "upstream_summary", "--rest-results": "rest_dir", "--mono-results": "mono_dir",
+               "--mono-build-notes": "mono_notes_file"}
     keywords, positional = {}, []
     arguments = iter(argv)
     for argument in arguments:
