@@ -11,7 +11,7 @@
 #   mono-one-query           a quarter of the rows (seed 1): the baseline of the next
 #   mono-concurrent-4-on-1   four such queries (seeds 1-4) at once on one database, each on its own connection
 #
-# Uses from scripts/verify: adbc, stock_src, out, rows, runs, repo_root, log_dir, msbuild_publish_args, partial_read_bps,
+# Uses from scripts/verify: adbc, stock_src, out, rows, runs, repo_root, log_dir, fit_args, partial_read_bps,
 # failed, quietly, prepare_statement, launch_mock_server, mock_cache_mb_for; sets mono_results and mono_build_notes
 # (the report step passes them on) and mono_mock_pid (verify's cleanup stops it).
 
@@ -25,7 +25,7 @@ mono_publish_drivers() {
     for driver in patched stock; do
         if [ "$driver" = patched ]; then source="$adbc" extra=(--build-notes "$mono_build_notes"); else source="$stock_src" extra=(--allow-unpatched); fi
         rm -rf "$out/drivers-net472/$driver"
-        if ! "$repo_root/scripts/patch" publish --adbc "$source" -f net472 --fit-nuget-source "${msbuild_publish_args[@]}" "${extra[@]}" \
+        if ! "$repo_root/scripts/patch" publish --adbc "$source" -f net472 "${fit_args[@]}" "${extra[@]}" \
             -o "$out/drivers-net472/$driver" >"$log_dir/publish-net472-$driver.log" 2>&1; then
             tail -n 20 "$log_dir/publish-net472-$driver.log" >&2
             echo "verify: the $driver driver did not build for net472 (log: $log_dir/publish-net472-$driver.log)" >&2
