@@ -179,6 +179,35 @@ namespace DriverOverlay.Tests
             }
         }
 
+        [Fact]
+        public void ReadingRecordBatchesFillsThePooledBodiesWithoutATemporaryArrayPerBody()
+        {
+            // Off .NET Core, Apache.Arrow reads a body into memory it has no array of through a temporary array of the
+            // body's size from ArrayPool<byte>.Shared, which keeps none above 1 MiB there: one fresh large object per
+            // batch, the same size as the body (ScopedArrowAllocator.BatchMemory.TryGetArray). On .NET it reads through
+            // Stream.Read(Span). Either way, once the pool holds a body, reading the next batches allocates far less than one body.
+            byte[] stream = ArrowBatchData.Stream(batches: 4, rows: 150_000);
+            using DatabricksMemoryLease lease = CreateScope();
+            using var reader = new ArrowStreamReader(new MemoryStream(stream, writable: false), lease.Scope.BatchAllocator);
+            int bodyBytes;
+            using (Apache.Arrow.RecordBatch first = reader.ReadNextRecordBatch())
+            {
+                ArrowBatchData.AssertValues(first, 0, 150_000);
+                bodyBytes = first.Arrays.Sum(array => array.Data.Buffers.Sum(buffer => buffer.Length));
+            }
+
+            Assert.True(bodyBytes > 2 * MiB, $"a body of {bodyBytes:N0} bytes is pooled by ArrayPool<byte>.Shared everywhere: the test needs a larger one");
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int batch = 1; batch < 4; batch++)
+            {
+                using Apache.Arrow.RecordBatch next = reader.ReadNextRecordBatch();
+                Assert.Equal(150_000, next.Length);
+            }
+
+            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+            Assert.True(allocated < bodyBytes / 4, $"reading 3 batches of {bodyBytes:N0}-byte bodies allocated {allocated:N0} bytes");
+        }
+
         [SkippableFact]
         public void AReleasedScopeDropsWhatComesBackAndANewScopeReusesItsOwnArrays()
         {
