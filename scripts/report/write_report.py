@@ -336,7 +336,7 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=N
     lines += ["## Targets", "", "| Target | Goal | Measured | Met |", "|---|---|---|---|"]
     lines += [f"| {t['name']} | {t['target']} | {t['measured']} | {'yes' if t['met'] else '**no**'} |" for t in targets]
 
-    failures = correctness(runs)
+    failures = correctness(runs) + verify_notes.build_failures(notes)
     lines += ["", "## Correctness", ""]
     lines += ["Every row of every run was checked against the data set generator; the overlay's pools were back to "
               "zero in use and zero retained after dispose."] if not failures else [f"- {f}" for f in failures]
