@@ -11,24 +11,6 @@ using System.Runtime.InteropServices;
 
 namespace System
 {
-    /// <summary>The index from the end (<c>array[^1]</c>); the compiler needs the type, not its range support.</summary>
-    internal readonly struct Index
-    {
-        private readonly int _value;
-
-        public Index(int value, bool fromEnd = false)
-        {
-            if (value < 0)
-            {
-                throw new ArgumentOutOfRangeException(nameof(value), "must not be negative");
-            }
-
-            _value = fromEnd ? ~value : value;
-        }
-
-        public int GetOffset(int length) => _value < 0 ? length + _value + 1 : _value;
-    }
-
     internal static class NetFrameworkStaticShims
     {
         extension(GC)

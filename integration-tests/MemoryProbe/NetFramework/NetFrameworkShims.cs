@@ -48,50 +48,6 @@ namespace System
         public static bool operator !=(DateOnly left, DateOnly right) => !left.Equals(right);
     }
 
-    /// <summary>The index from the end (<c>text[^1]</c>, <c>text[..^2]</c>): the compiler needs the type.</summary>
-    internal readonly struct Index
-    {
-        private readonly int _value;
-
-        public Index(int value, bool fromEnd = false)
-        {
-            if (value < 0)
-            {
-                throw new ArgumentOutOfRangeException(nameof(value), "must not be negative");
-            }
-
-            _value = fromEnd ? ~value : value;
-        }
-
-        public static Index Start => new Index(0);
-
-        public static Index End => new Index(0, fromEnd: true);
-
-        public static implicit operator Index(int value) => new Index(value);
-
-        public int GetOffset(int length) => _value < 0 ? length + _value + 1 : _value;
-    }
-
-    /// <summary>A range (<c>text[a..b]</c>), which C# turns into Substring for a string.</summary>
-    internal readonly struct Range
-    {
-        public Range(Index start, Index end)
-        {
-            Start = start;
-            End = end;
-        }
-
-        public Index Start { get; }
-
-        public Index End { get; }
-
-        public static Range StartAt(Index start) => new Range(start, Index.End);
-
-        public static Range EndAt(Index end) => new Range(Index.Start, end);
-
-        public static Range All => new Range(Index.Start, Index.End);
-    }
-
     /// <summary>
     /// A 128-bit integer (.NET 7's Int128) as far as the data generator uses one: a decimal's unscaled value, written and
     /// read as 16 little-endian two's complement bytes (BinaryPrimitives below).
