@@ -23,7 +23,7 @@ namespace MemoryProbe
             string tag = "probe-concurrent-" + Guid.NewGuid().ToString("N");
             WorkloadQuery[] queries = RunAll(tag);
             (long rows, long values, List<string> errors) = WorkloadQuery.Totals(queries);
-            using var admin = new AdminClient(options.MockUrl);
+            using var admin = new AdminClient(options.MockUrl, options.TrustedCertificate);
             List<JournalEntry> downloads = await admin.JournalAsync(tag: tag, kind: "download").ConfigureAwait(false);
             var details = new Dictionary<string, object?>
             {

@@ -58,7 +58,7 @@ namespace MemoryProbe
         private void Take()
         {
             long heap = GC.GetTotalMemory(forceFullCollection: false);
-            long workingSet = Environment.WorkingSet;
+            long workingSet = RuntimeMeasures.WorkingSet();
             lock (_samples)
             {
                 _samples.Add(new Sample(_clock.Elapsed.TotalSeconds, heap, workingSet));

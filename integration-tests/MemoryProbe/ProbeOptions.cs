@@ -107,7 +107,11 @@ namespace MemoryProbe
                     case "--sample-every": options.SampleEvery = int.Parse(Value(), CultureInfo.InvariantCulture); break;
                     case "--token": options.Token = Value(); break;
                     case "--output": options.Output = Value(); break;
+#if NETFRAMEWORK
+                    case "--heap-report": throw new ArgumentException("--heap-report reads a .NET heap dump; this is the probe's .NET Framework build");
+#else
                     case "--heap-report": options.HeapReport = Value(); break;
+#endif
                     case "--never-dispose-batches": options.NeverDisposeBatches = true; break;
                     case "--print-statement": options.PrintStatement = true; break;
                     case "--workload": options.Workload = HostWorkload.CheckName(Value()); break;

@@ -41,7 +41,7 @@ if (options.ProbeHealthUrl != null)
 X509Certificate2? certificate = null;
 if (options.Https)
 {
-    certificate = GeneratedCertificate.Create(options.PublicUrl == null ? null : new Uri(options.PublicUrl).Host);
+    certificate = GeneratedCertificate.Create(options.PublicUrl == null ? null : new Uri(options.PublicUrl).Host, options.TlsKey);
     string certificateFile = options.TlsCertificateOut ?? Path.Combine(Path.GetTempPath(), $"mock-databricks-{Environment.ProcessId}.crt");
     GeneratedCertificate.WritePem(certificate, certificateFile);
 

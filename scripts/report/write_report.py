@@ -3,7 +3,8 @@
 a markdown table with the targets (issues 4 and 11 for apache/arrow-adbc bases, issue 20 for the driver's new home
 adbc-drivers/databricks), a PNG chart of GC heap over time, and summary.json.
 
-    write_report.py [--upstream-tests SUMMARY_JSON] [--rest-results DIR] RESULTS_DIR OUTPUT_DIR
+    write_report.py [--upstream-tests SUMMARY_JSON] [--rest-results DIR] [--mono-results DIR [--mono-build-notes FILE]]
+                    RESULTS_DIR OUTPUT_DIR
                     [COUNTERS_DIR [BUILD_NOTES_JSON [HOST_RESULTS_DIR]]]
 
 Each result file is the probe's JSON (see integration-tests/MemoryProbe). Runs are grouped by
@@ -18,7 +19,10 @@ Their correctness checks count toward the exit status; their targets are goals (
 cause, not hidden), listed in summary.json as hostTargets, and do not turn the exit status to 2.
 --upstream-tests: upstream's test project run against the mock, stock and patched, compared per class
 (scripts/report/upstream_tests.py's summary); --rest-results: the probe's runs over the REST protocol
-(scripts/report/rest_protocol.py). Each is a section of its own; their correctness failures count toward the exit status.
+(scripts/report/rest_protocol.py); --mono-results: the net472 drivers under Mono, the .NET Framework stand-in
+(scripts/report/mono_runtime.py; its targets are goals, listed in summary.json as monoTargets), with the net472 build's
+notes (--mono-build-notes, written by `scripts/patch publish --build-notes`). Each is a section of its
+own; their correctness failures count toward the exit status.
 Uses matplotlib (Debian: python3-matplotlib), run with the system python.
 """
 import csv
@@ -295,7 +299,8 @@ def counter_recordings(counters_dir, out):
                     "still counted.", ""]
 
 
-def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=None, upstream_summary=None, rest_dir=None):
+def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=None, upstream_summary=None, rest_dir=None,
+         mono_dir=None, mono_notes_file=None):
     runs = load(results_dir)
     if not runs:
         print(f"report: no probe results in {results_dir}", file=sys.stderr)
@@ -349,6 +354,12 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=N
         rest_lines, rest_failures = rest_protocol.section(rest_dir)
         lines += rest_lines
         failures += rest_failures
+    mono_targets = []
+    if mono_dir:
+        import mono_runtime
+        mono_lines, mono_targets, mono_failures = mono_runtime.section(mono_dir, verify_notes.load(mono_notes_file))
+        lines += mono_lines
+        failures += mono_failures
     if upstream_summary:
         import upstream_tests
         upstream_lines, upstream_failures = upstream_tests.section(json.loads(pathlib.Path(upstream_summary).read_text()),
@@ -358,7 +369,8 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=N
     lines += verify_notes.section(notes)
     lines += counter_recordings(counters_dir, out)
     (out / "report.md").write_text("\n".join(lines) + "\n")
-    (out / "summary.json").write_text(json.dumps({"targets": targets, "hostTargets": host_targets, "correctnessFailures": failures}, indent=2) + "\n")
+    (out / "summary.json").write_text(json.dumps({"targets": targets, "hostTargets": host_targets, "monoTargets": mono_targets,
+                                                        "correctnessFailures": failures}, indent=2) + "\n")
     print("\n".join(lines))
     if failures:
         return 1
@@ -367,7 +379,8 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=N
 
 def parse(argv):
     """The positional arguments (missing ones None) and the --name VALUE options, as main's keyword arguments."""
-    options = {"--upstream-tests": "upstream_summary", "--rest-results": "rest_dir"}
+    options = {"--upstream-tests": "upstream_summary", "--rest-results": "rest_dir", "--mono-results": "mono_dir",
+               "--mono-build-notes": "mono_notes_file"}
     keywords, positional = {}, []
     arguments = iter(argv)
     for argument in arguments:
