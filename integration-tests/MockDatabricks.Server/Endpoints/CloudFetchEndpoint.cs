@@ -41,14 +41,9 @@ namespace MockDatabricks.Server.Endpoints
             DownloadFaults faults = DownloadFaults.For(operation.Query.Faults, adminFaults, fileIndex, attempt, operation.Tag);
             FaultRule? fault = faults.Failure;
             CancellationToken aborted = context.RequestAborted;
-            if (faults.Slow != null)
-            {
-                // The time to first byte: nothing of the response, not even its status, before it.
-                await Task.Delay(faults.Slow.DelayMs, aborted).ConfigureAwait(false);
-            }
-
             if (fault?.Kind == FaultKind.HttpStatus)
             {
+                await WaitForFirstByteAsync(faults, aborted).ConfigureAwait(false);
                 await RespondAsync(context, fault.StatusCode, $"Injected HTTP {fault.StatusCode}.", operation, operationId, fileIndex, "http" + fault.StatusCode, attempt).ConfigureAwait(false);
                 return;
             }
@@ -58,6 +53,7 @@ namespace MockDatabricks.Server.Endpoints
             context.Response.ContentType = "application/octet-stream";
             if (fault?.Kind is FaultKind.Truncate or FaultKind.Reset)
             {
+                await WaitForFirstByteAsync(faults, aborted).ConfigureAwait(false);
                 int sent = (int)(bytes.Length * fault.At);
                 bool truncate = fault.Kind == FaultKind.Truncate;
 
@@ -86,6 +82,8 @@ namespace MockDatabricks.Server.Endpoints
                 return;
             }
 
+            // A body sent whole is journaled as it is asked for: its transfer shows the time to first byte under way
+            // (sending, nothing sent, not started), then every slice as it goes out.
             context.Response.ContentLength = bytes.Length;
             var network = new TransferNetwork(faults.Slow?.DelayMs, faults.Throttle?.BytesPerSecond, faults.Link?.BytesPerSecond);
             var transfer = new TransferProgress(bytes.Length, requested, network);
@@ -93,6 +91,7 @@ namespace MockDatabricks.Server.Endpoints
             var body = new PacedBody(context.Response, transfer, network.FileBytesPerSecond, faults.Link == null ? null : links.For(faults.Link.BytesPerSecond), aborted);
             try
             {
+                await WaitForFirstByteAsync(faults, aborted).ConfigureAwait(false);
                 transfer.Start();
                 if (fault?.Kind == FaultKind.Stall)
                 {
@@ -108,6 +107,10 @@ namespace MockDatabricks.Server.Endpoints
                 transfer.End();
             }
         }
+
+        /// <summary>The time to first byte (a slow fault): nothing of the response, not even its status, before it.</summary>
+        private static Task WaitForFirstByteAsync(DownloadFaults faults, CancellationToken aborted) =>
+            faults.Slow == null ? Task.CompletedTask : Task.Delay(faults.Slow.DelayMs, aborted);
 
         /// <summary>
         /// The first fraction of the body, then nothing for the fault's delay, whatever the client does meanwhile (the
