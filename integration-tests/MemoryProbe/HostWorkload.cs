@@ -59,7 +59,7 @@ namespace MemoryProbe
             }
 
             using var overlay = new OverlayMetricsListener();
-            using var sampler = new MemorySampler(TimeSpan.FromMilliseconds(50));
+            using var sampler = new MemorySampler(TimeSpan.FromMilliseconds(50), overlay.RecordObservableInstruments);
 
             // An aggressive collection first: it gives the warm-up's free regions back to the OS, which a normal one keeps
             // committed for reuse (measured: 360 MB of them after 80 warm-up queries), so "before open" is what the
@@ -132,6 +132,8 @@ namespace MemoryProbe
                     ["retainedBytes"] = overlay.RetainedBytes(),
                     ["all"] = overlay.Snapshot(),
                     ["budget"] = overlay.BudgetSnapshot(),
+                    // Per instrument, the most it reached: a pipeline's files in flight, waiting, its window, when the meter publishes them.
+                    ["peaks"] = overlay.PeaksSnapshot(),
                 },
                 [options.Workload] = run.Details,
                 ["timeline"] = sampler.Samples.Select(s => new { t = s.T, gcHeapBytes = s.GcHeapBytes, workingSetBytes = s.WorkingSetBytes }),

@@ -233,10 +233,8 @@ namespace MemoryProbe
                 keepDatabase.Value = database; // disposed by the using, still referenced through the box
                 using AdbcConnection connection = database.Connect(null);
                 using AdbcStatement statement = connection.CreateStatement();
-                // With --download-bps the mock sends each file at that rate, as a real network would (the data is the same).
-                statement.SqlQuery = options.DownloadBytesPerSecond > 0
-                    ? ProbeOptions.Statement(rows, options.Seed, $"faults='throttle bps={options.DownloadBytesPerSecond} times=always'")
-                    : options.Statement(rows);
+                // With --download-bps, --ttfb-ms or --link-bps the mock sends the files as that network would (the data is the same).
+                statement.SqlQuery = ProbeOptions.Statement(rows, options.Seed, options.DownloadFaults);
                 QueryResult result = statement.ExecuteQuery();
                 using (result.Stream)
                 {
