@@ -116,7 +116,8 @@ namespace DriverOverlay.Tests.Memory
             Assert.Null(pool.Trimmer);
 
             // Neither the timer nor the Gen2 callback may keep a forgotten database's pool alive.
-            WeakReference forgotten = CreateForgottenPool();
+            WeakReference forgotten = null!;
+            OnOwnThread(() => forgotten = CreateForgottenPool());
             FullCollect();
             Assert.False(forgotten.IsAlive, "the trimmer kept a pool alive that nothing else references");
         }
