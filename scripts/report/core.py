@@ -52,23 +52,15 @@ def ratio(patched, stock):
     return patched / stock
 
 
+# How fmt shows a value of each unit; any other unit ("" or n) is a count.
+FORMATS = {"MB": lambda v: f"{v / MB:,.1f} MB", "s": lambda v: f"{v:.2f} s", "ms": lambda v: f"{v * 1000:,.0f} ms",
+           "%": lambda v: f"{v * 100:+.1f} %",  # a change: signed
+           "x": lambda v: f"{v:.2f}x",  # a ratio
+           "per": lambda v: f"{v:.2f}"}  # a plain ratio
+
+
 def fmt(value, unit):
-    """MB, s, ms, % (a change: signed), x (a ratio: "1.23x"), "per" (a plain ratio: "1.23"), "" or n (a count)."""
-    if value is None:
-        return "n/a"
-    if unit == "MB":
-        return f"{value / MB:,.1f} MB"
-    if unit == "s":
-        return f"{value:.2f} s"
-    if unit == "ms":
-        return f"{value * 1000:,.0f} ms"
-    if unit == "%":
-        return f"{value * 100:+.1f} %"
-    if unit == "x":
-        return f"{value:.2f}x"
-    if unit == "per":
-        return f"{value:.2f}"
-    return f"{value:,.0f}"
+    return "n/a" if value is None else FORMATS.get(unit, lambda v: f"{v:,.0f}")(value)
 
 
 def table(header, rows):

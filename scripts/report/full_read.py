@@ -54,8 +54,7 @@ def evaluate_targets(groups, main_scenario, doubled_scenario, undisposed_scenari
 
     if stock and patched:
         vs_stock("Total allocated vs stock", "allocatedBytes")
-        stock_gen2 = median(stock, "gen2Collections")
-        patched_gen2 = median(patched, "gen2Collections")
+        stock_gen2, patched_gen2 = median(stock, "gen2Collections"), median(patched, "gen2Collections")
         limit = LIMITS["gen2CollectionsVsStock"]
         measured = f"{patched_gen2:.0f} vs {stock_gen2:.0f}" if patched_gen2 is not None and stock_gen2 is not None else "n/a"
         met = patched_gen2 is not None and stock_gen2 is not None and (patched_gen2 <= limit * stock_gen2 or patched_gen2 == 0)
