@@ -55,7 +55,7 @@ public class ApplyTests
             ["schema", "toolVersion", "state", "baseTag", "baseCommit", "seriesVersion", "seriesHash", "driverDir", "overlayDir", "driverProject", "overlayCommit", "patchedHead", "threeWay", "patches", "overlayFiles", "appliedAtUtc"],
             p.EnumerateObject().Select(o => o.Name));
         Assert.Equal(
-            ["dbxmem-patch-provenance/1", "2.0.0", "applied", FakeAdbc.Tag21, fake.BaseCommit, "1.0.0", FakeAdbc.DriverDir, FakeAdbc.OverlayDir, FakeAdbc.DriverProject, fake.Git("rev-parse", "HEAD~2"), fake.Head],
+            ["dbxmem-patch-provenance/1", "2.1.0", "applied", FakeAdbc.Tag21, fake.BaseCommit, "1.0.0", FakeAdbc.DriverDir, FakeAdbc.OverlayDir, FakeAdbc.DriverProject, fake.Git("rev-parse", "HEAD~2"), fake.Head],
             new[] { "schema", "toolVersion", "state", "baseTag", "baseCommit", "seriesVersion", "driverDir", "overlayDir", "driverProject", "overlayCommit", "patchedHead" }.Select(n => p.GetProperty(n).GetString()));
         Assert.Matches("^sha256:[0-9a-f]{64}$", p.GetProperty("seriesHash").GetString());
         Assert.False(p.GetProperty("threeWay").GetBoolean());

@@ -1,4 +1,5 @@
 using System.IO.Compression;
+using static PatchTool.Tests.Support.FakePackages;
 
 namespace PatchTool.Tests;
 
@@ -9,7 +10,6 @@ namespace PatchTool.Tests;
 /// </summary>
 public class PublishAndPackTests
 {
-    private const string Dependency = "Dbxmem.Tests.Dependency";
     private const string DependencyFolder = "csharp/deps/" + Dependency;
 
     [Fact]
@@ -38,7 +38,7 @@ public class PublishAndPackTests
             ["schema", "toolVersion", "baseTag", "baseCommit", "seriesVersion", "seriesHash", "patchedHead", "workingTreeClean", "versionSuffix", "configuration", "frameworks", "dotnetSdk", "msbuildProperties", "substitutedDependencies", "packages", "patches", "overlayFiles", "createdAtUtc"],
             p.EnumerateObject().Select(o => o.Name));
         Assert.Equal(
-            ["dbxmem-pack-provenance/1", "2.0.0", FakeAdbc.Tag21, fake.BaseCommit, "1.0.0", applied.GetProperty("seriesHash").GetString(), fake.Head, "dbxmem.1.0.0", "Release"],
+            ["dbxmem-pack-provenance/1", "2.1.0", FakeAdbc.Tag21, fake.BaseCommit, "1.0.0", applied.GetProperty("seriesHash").GetString(), fake.Head, "dbxmem.1.0.0", "Release"],
             new[] { "schema", "toolVersion", "baseTag", "baseCommit", "seriesVersion", "seriesHash", "patchedHead", "versionSuffix", "configuration" }.Select(n => p.GetProperty(n).GetString()));
         Assert.True(p.GetProperty("workingTreeClean").GetBoolean());
         Assert.Equal("net10.0", Assert.Single(p.GetProperty("frameworks").EnumerateArray()).GetString());
@@ -49,6 +49,7 @@ public class PublishAndPackTests
         Assert.Equal(
             ["Fake.Databricks", "0.21.0-dbxmem.1.0.0", Path.GetFileName(package), Hashing.Sha256Hex(File.ReadAllBytes(package))],
             new[] { "id", "version", "file", "sha256" }.Select(n => record.GetProperty(n).GetString()));
+        Assert.Equal("net10.0", Assert.Single(record.GetProperty("libFolders").EnumerateArray()).GetString());
         Assert.Equal(applied.GetProperty("patches").GetRawText(), p.GetProperty("patches").GetRawText());
         Assert.Equal(applied.GetProperty("overlayFiles").GetRawText(), p.GetProperty("overlayFiles").GetRawText());
         Assert.InRange(DateTimeOffset.Parse(p.GetProperty("createdAtUtc").GetString()!, System.Globalization.CultureInfo.InvariantCulture), before, DateTimeOffset.UtcNow.AddSeconds(2));
@@ -119,15 +120,14 @@ public class PublishAndPackTests
     }
 
     [Fact]
-    public void FitNuGetSource_AcceptsASubstitutedVersion_AndRecordsItInTheNotesAndThePackProvenance()
+    public void FitNuGetSource_AcceptsASubstitutedVersion_RecordsIt_AndThePackageDeclaresTheVersionBuiltAgainst()
     {
         using FakeAdbc fake = FakeAdbc.Create();
         Assert.Equal(0, fake.Tool("apply").ExitCode);
         // The source serves 1.0.1 where the driver pins 1.0.0, under upstream's TreatWarningsAsErrors: NU1603 is an error.
         string source = Path.Combine(fake.Root, "source");
         AddDependencyProject(fake, "../dependency", "1.0.1", "");
-        ProcessResult packed = ProcessRunner.Run("dotnet", ["pack", Path.Combine(fake.Root, "dependency"), "-o", source, "-nologo", "--disable-build-servers"], fake.Root, CacheOfItsOwn(fake));
-        Assert.True(packed.Succeeded, packed.Output);
+        PackInto(fake, "dependency", source);
         Reference(fake, Dependency, "<TreatWarningsAsErrors>true</TreatWarningsAsErrors>");
         string notes = Path.Combine(fake.Root, "build-notes.json");
 
@@ -141,32 +141,14 @@ public class PublishAndPackTests
         Assert.Equal("""{"package":"Dbxmem.Tests.Dependency","pinned":"1.0.0","resolved":"1.0.1","by":"Fake.Databricks"}""", JsonSerializer.Serialize(substitution));
         Assert.True(pack.ExitCode == 0, pack.ToString());
         JsonElement provenance = JsonDocument.Parse(File.ReadAllText(Path.Combine(fake.Root, "packages", "Fake.Databricks.0.21.0-dbxmem.1.0.0.provenance.json"))).RootElement;
-        Assert.Equal(["RestoreSources=" + source, "WarningsNotAsErrors=NU1603"], provenance.GetProperty("msbuildProperties").EnumerateArray().Select(e => e.GetString()));
+        Assert.Equal(
+            ["RestoreSources=" + source, "WarningsNotAsErrors=NU1603", "CustomBeforeMicrosoftCommonTargets=<git-dir>/dbxmem-patch/built-against.targets"],
+            provenance.GetProperty("msbuildProperties").EnumerateArray().Select(e => e.GetString()));
         Assert.Equal(substitution.GetRawText(), Assert.Single(provenance.GetProperty("substitutedDependencies").EnumerateArray()).GetRawText());
         Assert.False(provenance.GetProperty("workingTreeClean").GetBoolean());
-    }
-
-    private static ToolResult Tool(FakeAdbc fake, params string[] args) =>
-        fake.ToolWithEnvironment([.. args, "--adbc", fake.Checkout, "--patches", fake.Patches, "--overlay", fake.Overlay], CacheOfItsOwn(fake));
-
-    /// <summary>The fixture's environment with a NuGet cache of the test's own: a package an earlier run cached must not stand in for the source.</summary>
-    private static Dictionary<string, string?> CacheOfItsOwn(FakeAdbc fake)
-    {
-        Dictionary<string, string?> environment = fake.Environment;
-        environment["NUGET_PACKAGES"] = Path.Combine(fake.Root, "nuget-cache");
-        return environment;
-    }
-
-    private static void AddDependencyProject(FakeAdbc fake, string folder, string version, string suffix)
-    {
-        fake.WriteFile($"{folder}/{Dependency}.csproj", $"<Project Sdk=\"Microsoft.NET.Sdk\">\n  <PropertyGroup>\n    <TargetFramework>net10.0</TargetFramework>\n    <VersionPrefix>{version}</VersionPrefix>\n    <VersionSuffix>{suffix}</VersionSuffix>\n  </PropertyGroup>\n</Project>\n");
-        fake.WriteFile($"{folder}/Dependency.cs", "namespace Dbxmem.Tests\n{\n    public static class Dependency\n    {\n    }\n}\n");
-    }
-
-    /// <summary>Makes the driver project reference <paramref name="package"/> 1.0.0, as upstream pins its dependencies.</summary>
-    private static void Reference(FakeAdbc fake, string package, string property = "")
-    {
-        fake.WriteFile(FakeAdbc.DriverProject, fake.ReadFile(FakeAdbc.DriverProject).Replace(
-            "  </PropertyGroup>\n", $"    {property}\n  </PropertyGroup>\n  <ItemGroup>\n    <PackageReference Include=\"{package}\" Version=\"1.0.0\" />\n  </ItemGroup>\n"));
+        // The package asks for the version its assembly was built against: with the pinned 1.0.0 in its nuspec, a feed that
+        // serves 1.0.0 would give a consumer that one.
+        Assert.Contains("override -p:CustomBeforeMicrosoftCommonTargets=<git-dir>/dbxmem-patch/built-against.targets: the packages declare the versions they are built against (Dbxmem.Tests.Dependency 1.0.1)", pack.Stdout);
+        Assert.Equal(["net10.0: Dbxmem.Tests.Dependency 1.0.1"], DeclaredDependencies(Path.Combine(fake.Root, "packages", "Fake.Databricks.0.21.0-dbxmem.1.0.0.nupkg")));
     }
 }

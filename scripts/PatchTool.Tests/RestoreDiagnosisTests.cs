@@ -62,4 +62,36 @@ public class RestoreDiagnosisTests
         Assert.Equal("built against ApacheThrift 0.25.0; the tag pins 0.22.0", RestoreDiagnosis.Describe(new Substitution("ApacheThrift", "0.22.0", "0.25.0", "Apache.Arrow.Adbc.Drivers.Apache")));
         Assert.Empty(RestoreDiagnosis.SubstitutionsIn(folder.Combine("missing.json")));
     }
+
+    [Fact]
+    public void APackageNotServed_IsFoundInTheAssetsFile_WithTheTargetsWhoseGraphsNeedIt_AndItsDependents()
+    {
+        using var folder = new TempDirectory();
+        string assets = folder.Combine("project.assets.json");
+        // The shape NuGet writes for a failed restore of csharp/v1.1.7 with IsWindows=true (captured 2026-11-28): the
+        // package is missing from the net472 and netstandard2.0 graphs only, ApacheThrift 0.25.0 asks for it there.
+        File.WriteAllText(assets, """
+            {"version": 4,
+             "targets": {
+               "net472": {"ApacheThrift/0.25.0": {"type": "package", "dependencies": {"Microsoft.Extensions.Logging.Abstractions": "10.0.10", "System.IO.Pipes.AccessControl": "5.0.0"}}},
+               "netstandard2.0": {"ApacheThrift/0.25.0": {"type": "package", "dependencies": {"System.IO.Pipes.AccessControl": "5.0.0"}}},
+               "net8.0": {"ApacheThrift/0.25.0": {"type": "package", "dependencies": {"Microsoft.Extensions.Logging.Abstractions": "10.0.10"}}}
+             },
+             "logs": [
+               {"code": "NU1603", "level": "Warning", "message": "AdbcDrivers.HiveServer2 depends on ApacheThrift (>= 0.22.0) but ApacheThrift 0.22.0 was not found. ApacheThrift 0.25.0 was resolved instead."},
+               {"code": "NU1101", "level": "Error", "message": "Unable to find package System.IO.Pipes.AccessControl. No packages exist with this id in source(s): nuget.org", "libraryId": "System.IO.Pipes.AccessControl", "targetGraphs": ["net472", "netstandard2.0"]}
+             ]}
+            """);
+
+        IReadOnlyDictionary<string, IReadOnlyList<string>> missing = RestoreDiagnosis.MissingIn(assets);
+
+        Assert.Equal(["net472", "netstandard2.0"], Assert.Single(missing, m => m.Key == "System.IO.Pipes.AccessControl").Value);
+        Assert.Equal(["ApacheThrift 0.25.0"], RestoreDiagnosis.Dependents(assets, "System.IO.Pipes.AccessControl"));
+        Assert.Empty(RestoreDiagnosis.Dependents(assets, "ApacheThrift"));
+        Assert.Empty(RestoreDiagnosis.MissingIn(folder.Combine("missing.json")));
+        Substitution standIn = new("System.IO.Pipes.AccessControl", "5.0.0", "5.0.0", "ApacheThrift 0.25.0", "REASON");
+        Assert.Equal(
+            "built against an empty stand-in for System.IO.Pipes.AccessControl 5.0.0 (ApacheThrift 0.25.0 asks for it; the NuGet source does not serve it): REASON",
+            RestoreDiagnosis.Describe(standIn));
+    }
 }

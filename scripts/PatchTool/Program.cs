@@ -86,10 +86,14 @@ public static class Program
 
         var framework = new Option<string>("--framework", "-f") { Description = "the target framework to publish", HelpName = "TFM", DefaultValueFactory = _ => "net8.0" };
         var publishOutput = new Option<string>("--output", "-o") { Description = "the folder to publish into", HelpName = "DIR", Required = true };
-        var allowUnpatched = new Option<bool>("--allow-unpatched") { Description = "publish a checkout that is not patched (the stock driver of a supported base)" };
+        var allowUnpatched = new Option<bool>("--allow-unpatched") { Description = "publish or build a checkout that is not patched (the stock driver of a supported base)" };
         var notes = new Option<string?>("--build-notes") { Description = "write the overrides, the packages not served and the substituted versions into this JSON file, keeping its other keys (scripts/verify's report reads it)", HelpName = "FILE" };
         var publish = new Command("publish", "restore and dotnet publish the driver for one target framework into a folder a host can load") { configuration, property, fit, framework, publishOutput, allowUnpatched, notes };
         publish.SetAction(r => DriverCommands.Publish(context(r), Build(r), r.GetValue(framework)!, r.GetValue(publishOutput)!, r.GetValue(allowUnpatched), r.GetValue(notes)));
+
+        var buildFramework = new Option<string>("--framework", "-f") { Description = "the target framework to build", HelpName = "TFM", Required = true };
+        var buildCommand = new Command("build", "restore and dotnet build one target framework of the driver (no folder to load: a compile check, e.g. of netstandard2.0 and net472)") { configuration, property, fit, buildFramework, allowUnpatched, notes };
+        buildCommand.SetAction(r => DriverCommands.Build(context(r), Build(r), r.GetValue(buildFramework)!, r.GetValue(allowUnpatched), r.GetValue(notes)));
 
         var suffix = new Option<string?>("--version-suffix") { Description = "NuGet version suffix (default: dbxmem.<series version>)", HelpName = "SUFFIX" };
         var packOutput = new Option<string>("--output", "-o") { Description = "folder for the packages", HelpName = "DIR", DefaultValueFactory = _ => "dbxmem-packages" };
@@ -104,11 +108,11 @@ public static class Program
 
         return new RootCommand(
             "dbxmem patch tool: applies the dbxmem memory patch series to a checkout of apache/arrow-adbc or adbc-drivers/databricks, " +
-            "exports it back, publishes and packs the patched driver, and makes PR branches for upstream (scripts/README.md).\n" +
+            "exports it back, publishes, builds and packs the patched driver, and makes PR branches for upstream (scripts/README.md).\n" +
             "Exit codes: 0 ok, 1 internal error, 2 usage, 3 environment (git, dotnet, paths), 4 invalid series, 5 checkout state, " +
             "6 a patch does not apply, 7 patches out of date, 8 restore, build or pack failed.")
         {
-            bases, apply, check, export, publish, pack, prs,
+            bases, apply, check, export, publish, buildCommand, pack, prs,
         };
     }
 

@@ -1,4 +1,5 @@
 using System.Text.Encodings.Web;
+using System.Text.Json.Serialization;
 
 namespace PatchTool;
 
@@ -74,10 +75,14 @@ internal sealed class PackProvenance
     public string CreatedAtUtc { get; set; } = "";
 }
 
-internal sealed record PackageRecord(string Id, string Version, string File, string Sha256);
+/// <summary>One package pack wrote; LibFolders are the targets it carries (lib/net472, lib/net8.0, lib/netstandard2.0 as net472, ...).</summary>
+internal sealed record PackageRecord(string Id, string Version, string File, string Sha256, IReadOnlyList<string> LibFolders);
 
-/// <summary>A pinned dependency the NuGet source lacked and the newer version NuGet resolved instead (NU1603); By depends on it.</summary>
-internal sealed record Substitution(string Package, string Pinned, string Resolved, string By);
+/// <summary>
+/// A pinned dependency the NuGet source lacked and the newer version NuGet resolved instead (NU1603); By depends on it.
+/// StandIn (the reason) is set for a package the source lacks altogether that the build replaced by an empty stand-in.
+/// </summary>
+internal sealed record Substitution(string Package, string Pinned, string Resolved, string By, [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] string? StandIn = null);
 
 /// <summary>One JSON style for every file the tool reads and writes: camelCase, indented, LF, UTF-8 without BOM.</summary>
 internal static class Json

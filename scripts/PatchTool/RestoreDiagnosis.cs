@@ -42,21 +42,59 @@ internal static class RestoreDiagnosis
     /// </summary>
     public static IReadOnlyList<Substitution> SubstitutionsIn(string assetsFile)
     {
+        IEnumerable<string> messages = Logs(assetsFile).Where(l => l.TryGetProperty("code", out JsonElement c) && c.GetString() == "NU1603").Select(l => "NU1603: " + l.GetProperty("message").GetString());
+        return Substitutions(string.Join("\n", messages));
+    }
+
+    /// <summary>
+    /// The packages a failed restore could not find, each with the targets whose graphs need it, from the logs NuGet keeps
+    /// in the project.assets.json (NU1101/NU1102/NU1103 with their targetGraphs). Empty when the file is not there.
+    /// </summary>
+    public static IReadOnlyDictionary<string, IReadOnlyList<string>> MissingIn(string assetsFile)
+    {
+        var missing = new Dictionary<string, IReadOnlyList<string>>(StringComparer.OrdinalIgnoreCase);
+        foreach (JsonElement log in Logs(assetsFile).Where(l => l.TryGetProperty("code", out JsonElement c) && c.GetString() is "NU1101" or "NU1102" or "NU1103" && l.TryGetProperty("libraryId", out _)))
+        {
+            string id = log.GetProperty("libraryId").GetString()!;
+            IEnumerable<string> graphs = log.TryGetProperty("targetGraphs", out JsonElement g) ? g.EnumerateArray().Select(e => e.GetString()!.Split('/')[0]) : [];
+            missing[id] = (missing.TryGetValue(id, out IReadOnlyList<string>? known) ? known : []).Union(graphs).ToList();
+        }
+
+        return missing;
+    }
+
+    /// <summary>The packages ("ApacheThrift 0.25.0") that depend on <paramref name="id"/> in a restore's graphs.</summary>
+    public static IReadOnlyList<string> Dependents(string assetsFile, string id)
+    {
         if (!File.Exists(assetsFile))
         {
             return [];
         }
 
         using JsonDocument assets = JsonDocument.Parse(File.ReadAllText(assetsFile));
-        IEnumerable<string> messages = assets.RootElement.TryGetProperty("logs", out JsonElement logs)
-            ? logs.EnumerateArray().Where(l => l.TryGetProperty("code", out JsonElement c) && c.GetString() == "NU1603").Select(l => "NU1603: " + l.GetProperty("message").GetString())
-            : [];
-        return Substitutions(string.Join("\n", messages));
+        return assets.RootElement.GetProperty("targets").EnumerateObject().SelectMany(t => t.Value.EnumerateObject())
+            .Where(l => l.Value.TryGetProperty("dependencies", out JsonElement d) && d.EnumerateObject().Any(p => p.Name.Equals(id, StringComparison.OrdinalIgnoreCase)))
+            .Select(l => l.Name.Replace('/', ' ')).Distinct().ToList();
     }
 
-    /// <summary>"built against ApacheThrift 0.25.0; the tag pins 0.22.0" (scripts/report/verify_notes.py words it alike).</summary>
-    public static string Describe(Substitution s) =>
-        $"built against {s.Package} {s.Resolved}; " + (s.By.Contains(' ') ? $"{s.By} asks for {s.Pinned}" : $"the tag pins {s.Pinned}");
+    private static List<JsonElement> Logs(string assetsFile)
+    {
+        if (!File.Exists(assetsFile))
+        {
+            return [];
+        }
+
+        using JsonDocument assets = JsonDocument.Parse(File.ReadAllText(assetsFile));
+        return assets.RootElement.TryGetProperty("logs", out JsonElement logs) ? logs.EnumerateArray().Select(l => l.Clone()).ToList() : [];
+    }
+
+    /// <summary>
+    /// "built against ApacheThrift 0.25.0; the tag pins 0.22.0", or for a stand-in "built against an empty stand-in for
+    /// System.IO.Pipes.AccessControl 5.0.0 (ApacheThrift 0.25.0 asks for it): REASON" (scripts/report/verify_notes.py words them alike).
+    /// </summary>
+    public static string Describe(Substitution s) => s.StandIn != null
+        ? $"built against an empty stand-in for {s.Package} {s.Resolved} ({(s.By.Length > 0 ? s.By : "a dependency")} asks for it; the NuGet source does not serve it): {s.StandIn}"
+        : $"built against {s.Package} {s.Resolved}; " + (s.By.Contains(' ') ? $"{s.By} asks for {s.Pinned}" : $"the tag pins {s.Pinned}");
 
     /// <summary>What to do about a failed restore, naming the packages and only options publish and pack accept; null when the output shows neither problem.</summary>
     public static string? Hint(string output, string framework)

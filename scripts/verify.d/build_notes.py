@@ -2,7 +2,8 @@
 """What scripts/verify had to do differently from a plain build or measurement, kept in one JSON file for the
 report (scripts/report/write_report.py reads it): the base the drivers were built from and the data sets the mock
 server prepared before the timed runs. The build's MSBuild overrides, the packages not served and the substitutions
-NuGet made are written into the same file by `scripts/patch publish --build-notes FILE`.
+NuGet made are written into the same file by `scripts/patch publish --build-notes FILE`, and the outcome of each
+netstandard2.0 and net472 build ("targetBuilds") by `scripts/patch build --build-notes FILE`.
 
     build_notes.py FILE init
     build_notes.py FILE base TAG REPOSITORY COMMIT            (the base the drivers were built from)
@@ -29,6 +30,7 @@ def main(args):
     notes.setdefault("missingPackages", [])
     notes.setdefault("substitutions", [])
     notes.setdefault("datasets", [])
+    notes.setdefault("targetBuilds", [])
     if command == "base":
         notes["base"] = {"tag": rest[0], "repository": rest[1], "commit": rest[2]}
     elif command == "dataset":

@@ -73,6 +73,17 @@ namespace DriverOverlay.Tests.Memory
         }
 
         [Fact]
+        public void DecodeAheadIsOnByDefaultAndTurnedOffByItsKey()
+        {
+            Assert.Equal("adbc.databricks.memory.decode_ahead", DatabricksMemoryOptions.DecodeAheadKey);
+            Assert.True(ParseOptions().DecodeAhead);
+            Assert.True(DatabricksMemoryOptions.Default.DecodeAhead);
+            Assert.False(ParseOptions(("adbc.databricks.memory.decode_ahead", "false")).DecodeAhead);
+            Assert.True(ParseOptions(("ADBC.Databricks.Memory.Decode_Ahead", "TRUE")).DecodeAhead);
+            Assert.Contains("'true' and 'false'", Assert.Throws<ArgumentException>(() => ParseOptions(("adbc.databricks.memory.decode_ahead", "sometimes"))).Message);
+        }
+
+        [Fact]
         public void KeysAreCaseInsensitiveAndBooleansAcceptAnyCase()
         {
             DatabricksMemoryOptions options = ParseOptions(

@@ -43,7 +43,7 @@ namespace DriverOverlay.Tests.Memory
             using DatabricksMemoryLease owner = CreateScope();
             DatabricksMemoryScope scope = owner.Scope;
 
-            ReadDictionaryEncoded(DictionaryStream(), scope);
+            OnOwnThread(() => ReadDictionaryEncoded(DictionaryStream(), scope));
             FullCollect();
 
             Assert.Equal(0, scope.ArrowBatchPool.InUseBytes);

@@ -6,7 +6,7 @@ namespace PatchTool;
 internal sealed record BuildOptions(string Configuration, IReadOnlyList<string> Properties, bool Fit);
 
 /// <summary>
-/// publish and pack: the driver of a patched checkout (or, for publish --allow-unpatched, of a checkout at a base),
+/// publish, build and pack: the driver of a patched checkout (or, for publish --allow-unpatched, of a checkout at a base),
 /// built through <see cref="DriverBuild"/>. What they add over `dotnet publish` / `dotnet pack`: the checkout's state
 /// is checked (patched by a known series, submodules at their pins), what the NuGet source lacks is named (and with
 /// --fit-nuget-source worked around), pack versions the driver and the projects it references alike and writes a
@@ -19,6 +19,7 @@ internal static class DriverCommands
         (AdbcCheckout checkout, BaseInfo baseInfo, CheckoutProvenance? provenance, string project) = ResolveDriver(context, allowUnpatched, "publish");
         context.Info($"Publishing the {(provenance == null ? "unpatched" : $"patched (series {provenance.SeriesVersion})")} driver of {baseInfo.Tag} for {framework} ({options.Configuration}) from {checkout.Root}");
         var build = new DriverBuild(context, checkout, project, options.Properties);
+        RequireTarget(build, framework);
         build.Restore(framework, options.Fit);
         List<Substitution> substitutions = build.Substitutions([build.Evaluate(project).AssetsFile]);
         build.Publish(options.Configuration, framework, context.FullPath(output));
@@ -29,6 +30,43 @@ internal static class DriverCommands
 
         context.Info($"Published to {context.FullPath(output)}");
         return ExitCodes.Success;
+    }
+
+    /// <summary>
+    /// Compiles one target of the driver (no publish folder): what scripts/verify runs for the .NET Framework host's
+    /// targets, netstandard2.0 and net472, stock and patched. With --build-notes the outcome (errors, warnings by code,
+    /// overrides, substitutions) goes into the notes' "targetBuilds", also when the build fails.
+    /// </summary>
+    public static int Build(ToolContext context, BuildOptions options, string framework, bool allowUnpatched, string? notes)
+    {
+        (AdbcCheckout checkout, BaseInfo baseInfo, CheckoutProvenance? provenance, string project) = ResolveDriver(context, allowUnpatched, "build");
+        string driver = provenance == null ? "stock" : "patched";
+        context.Info($"Building the {(provenance == null ? "unpatched" : $"patched (series {provenance.SeriesVersion})")} driver of {baseInfo.Tag} for {framework} ({options.Configuration}) from {checkout.Root}");
+        var build = new DriverBuild(context, checkout, project, options.Properties);
+        RequireTarget(build, framework);
+        build.Restore(framework, options.Fit);
+        List<Substitution> substitutions = build.Substitutions([build.Evaluate(project).AssetsFile]);
+        TargetBuild result = build.BuildTarget(driver, options.Configuration, framework);
+        if (notes != null)
+        {
+            DriverBuild.RecordTargetBuild(context.FullPath(notes), result, substitutions);
+        }
+
+        context.Info($"  {driver} {framework}: {(result.Succeeded ? "built" : "FAILED")}, {result.Summary}");
+        return result.Succeeded ? ExitCodes.Success : throw new ToolException(
+            ExitCodes.BuildFailed,
+            $"dotnet build of the {driver} driver for {framework} failed:\n    " + string.Join("\n    ", result.Errors.Take(12)),
+            "CS errors are compile errors in the checkout: fix driver-overlay/ or the patch commits (then `scripts/patch export`); NU and NETSDK errors are about packages or the SDK");
+    }
+
+    /// <summary>Stops with a usage error when the driver does not build <paramref name="framework"/>, not even as upstream builds it on Windows.</summary>
+    private static void RequireTarget(DriverBuild build, string framework)
+    {
+        IReadOnlyList<string> frameworks = build.Frameworks(framework);
+        if (!frameworks.Contains(framework, StringComparer.OrdinalIgnoreCase))
+        {
+            throw new ToolException(ExitCodes.Usage, $"the driver does not target {framework}; it builds {string.Join(", ", frameworks)}.", "pass one of those with -f");
+        }
     }
 
     public static int Pack(ToolContext context, BuildOptions options, string? versionSuffix, string output)
@@ -46,9 +84,11 @@ internal static class DriverCommands
         context.Info($"Packing {baseInfo.Tag} + series {provenance.SeriesVersion} with version suffix '{suffix}' ({options.Configuration}) into {output}");
         // Every project gets the suffix, so the driver's package dependencies on its sibling projects resolve from one folder.
         var build = new DriverBuild(context, checkout, project, options.Properties.Append("VersionSuffix=" + suffix));
-        IReadOnlyList<string> declared = build.Evaluate(project).Frameworks;
-        build.Restore(declared.Contains("net8.0") ? "net8.0" : declared[0], options.Fit);
+        IReadOnlyList<string> frameworks = build.Frameworks(null);
+        build.Restore(frameworks, options.Fit);
         List<(string Project, ProjectEvaluation Evaluation)> projects = build.Closure();
+        List<Substitution> substitutions = build.Substitutions(projects.Select(p => p.Evaluation.AssetsFile));
+        build.DeclareBuiltAgainst(substitutions, frameworks, options.Fit);
         var packages = new List<PackageRecord>();
         foreach ((string path, ProjectEvaluation evaluation) in projects)
         {
@@ -59,7 +99,7 @@ internal static class DriverCommands
             }
 
             packages.Add(build.Pack(path, evaluation, options.Configuration, output));
-            context.Info("  " + packages[^1].File);
+            context.Info($"  {packages[^1].File}: lib/{string.Join(", lib/", packages[^1].LibFolders)}");
         }
 
         if (packages.Count == 0)
@@ -86,8 +126,8 @@ internal static class DriverCommands
             Configuration = options.Configuration,
             Frameworks = projects[0].Evaluation.Frameworks.ToList(),
             DotnetSdk = build.Dotnet("--version").Stdout.Trim(),
-            MsbuildProperties = build.Properties.Where(p => !p.StartsWith("VersionSuffix=", StringComparison.Ordinal)).ToList(),
-            SubstitutedDependencies = build.Substitutions(projects.Select(p => p.Evaluation.AssetsFile)),
+            MsbuildProperties = build.ShownProperties.Where(p => !p.StartsWith("VersionSuffix=", StringComparison.Ordinal)).ToList(),
+            SubstitutedDependencies = substitutions,
             Packages = packages,
             Patches = provenance.Patches,
             OverlayFiles = provenance.OverlayFiles,
@@ -123,7 +163,7 @@ internal static class DriverCommands
                 ExitCodes.CheckoutState,
                 $"{checkout.Root} is not patched{(baseInfo == null ? "" : $" (it is at {baseInfo.Tag})")}.",
                 // A hint names only options of the command that printed it.
-                verb == "publish" ? "run `scripts/patch apply` first, or pass --allow-unpatched to publish the stock driver of a supported base"
+                verb is "publish" or "build" ? $"run `scripts/patch apply` first, or pass --allow-unpatched to {verb} the stock driver of a supported base"
                     : "run `scripts/patch apply` first; `scripts/patch publish --allow-unpatched` builds the stock driver of a supported base");
         }
 
