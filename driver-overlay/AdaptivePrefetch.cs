@@ -373,7 +373,19 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             lock (_gate)
             {
                 ThrowIfClosed();
-                return download.IsNext ? null : download.BudgetWait ??= new CancellationTokenSource();
+                if (download.IsNext)
+                {
+                    return null;
+                }
+
+                // Not yet the reader's next file, so a source cancelled already was cancelled by an earlier attempt's own
+                // token (a straggler or body timeout, then a retry): this attempt waits on a new one.
+                if (download.BudgetWait == null || download.BudgetWait.IsCancellationRequested)
+                {
+                    download.BudgetWait = new CancellationTokenSource();
+                }
+
+                return download.BudgetWait;
             }
         }
 
@@ -497,8 +509,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             /// <summary>
             /// Cancelled when the reader takes this download, which ends its wait for the budget (and by the download's own
-            /// cancellation). Created by its body read the first time it charges. Never disposed: it has no timer and no linked
-            /// token, and the reader's take may cancel it at any time.
+            /// cancellation). Created by its body read the first time it charges, and again by a retry's read when an earlier
+            /// attempt's cancellation cancelled it. Never disposed: it has no timer and no linked token, and the reader's take
+            /// may cancel it at any time.
             /// </summary>
             public CancellationTokenSource? BudgetWait { get; set; }
         }

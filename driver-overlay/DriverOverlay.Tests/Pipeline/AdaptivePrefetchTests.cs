@@ -258,6 +258,38 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
+        public async Task ARetryAfterAnAttemptCancelledWhileWaitingForTheBudget_WaitsForTheBudgetAgainAndCompletes()
+        {
+            // The downloader cancels one attempt (a straggler, a body timeout) and retries with a new token: the retry must
+            // wait for the budget as the first attempt did, not fail at once because that attempt's cancellation ended it.
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BudgetMbKey, "2"));
+            using MemoryBudgetAccount other = lease.Scope.Budget.OpenAccount(200 * MiB);
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            Assert.True(other.TryAcquire(2 * MiB));
+            byte[] body = Compressible(2 * MiB, seed: 7);
+            await prefetch.StartAsync("first", MiB, CancellationToken.None);
+            await prefetch.StartAsync("later", body.Length, CancellationToken.None);
+
+            using (var attempt = new CancellationTokenSource())
+            {
+                Task<PooledBuffer> cancelled = prefetch.ReadContentAsync("later", new GatedContent(body, int.MaxValue), attempt.Token);
+                await Until(() => lease.Scope.Budget.Waiters == 1);
+                attempt.Cancel();
+                await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelled.WaitAsync(Liveness));
+            }
+
+            Task<PooledBuffer> retry = prefetch.ReadContentAsync("later", new GatedContent(body, int.MaxValue), CancellationToken.None);
+            await Until(() => lease.Scope.Budget.Waiters == 1);
+            Assert.False(retry.IsCompleted);
+
+            other.Release(2 * MiB);
+            using PooledBuffer buffer = await retry.WaitAsync(Liveness);
+            Assert.True(buffer.Span.SequenceEqual(body));
+            Assert.Equal(body.Length, account.Held);
+        }
+
+        [Fact]
         public void ForReader_TheHostsSettingsBoundIt_AndTheDatabaseCanTurnItOff()
         {
             using DatabricksMemoryLease lease = CreateScope();
