@@ -15,6 +15,7 @@
 * limitations under the License.
 */
 
+using System.Runtime.CompilerServices;
 using Microsoft.Coyote.Specifications;
 using Xunit.Abstractions;
 using static DriverOverlay.ConcurrencyTests.BudgetInvariants;
@@ -36,11 +37,23 @@ namespace DriverOverlay.ConcurrencyTests
         private const long BudgetLimit = 160 * 1024;
         private static readonly int[] s_sizes = { 20 * 1024, 50 * 1024, 90 * 1024, 170 * 1024 }; // the last over the whole budget
 
+        /// <summary>
+        /// Schedules for the whole-pipeline tests, fewer than <see cref="SystematicTest.Schedules"/>: each schedule runs a
+        /// reader's five files in 16 KiB chunks (hundreds of scheduling points), 1000 of them took 1-3 minutes per test on
+        /// the shared 2-core machine, and a hang of a CancellationTokenSource disposed while its parent cancelled (a
+        /// rejected variant of the body charge) failed all of them within the first 63 schedules.
+        /// </summary>
+        private const uint PipelineSchedules = 250;
+
         private readonly ITestOutputHelper _output;
 
         public AdaptivePrefetchScheduleTests(ITestOutputHelper output)
         {
             _output = output;
+
+            // DatabricksMemoryScope's static Unpooled scope has default options, so a pool trimmer and its timer: created
+            // here, outside Coyote, not as an uncontrolled invocation in whichever schedule first touches the type.
+            RuntimeHelpers.RunClassConstructor(typeof(DatabricksMemoryScope).TypeHandle);
         }
 
         [Fact]
@@ -59,7 +72,7 @@ namespace DriverOverlay.ConcurrencyTests
                 Specification.Assert(reader.Prefetch.InFlight == 0 && reader.Prefetch.Waiting == 0, "files still counted after every file was taken");
                 reader.Dispose();
                 AllGivenBack(budget);
-            }, _output);
+            }, _output, PipelineSchedules);
         }
 
         [Fact]
@@ -76,7 +89,7 @@ namespace DriverOverlay.ConcurrencyTests
 
                 AllGivenBack(budget);
                 Specification.Assert(reader.Prefetch.InFlight == 0 && reader.Prefetch.Waiting == 0, "files still counted after the pipeline was disposed");
-            }, _output);
+            }, _output, PipelineSchedules);
         }
 
         [Fact]
@@ -98,7 +111,7 @@ namespace DriverOverlay.ConcurrencyTests
                 read.Dispose();
                 unread.Dispose();
                 AllGivenBack(budget);
-            }, _output);
+            }, _output, PipelineSchedules);
         }
 
         [Fact]
