@@ -27,7 +27,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// <para>
     /// One number, <see cref="Limit"/>: a download starts only while the files ahead of the reader are fewer. When the
     /// reader is the bottleneck it finds files waiting when it asks; each time it finds another besides the one it takes,
-    /// the limit drops by one, so it settles at about one file ahead (downloads throttled to the reader's pace). When the
+    /// without having waited for the file before (downloads that ended together while it waited are no sign), the limit
+    /// drops by one, so it settles at about one file ahead (downloads throttled to the reader's pace). When the
     /// downloads are the bottleneck the reader finds its next file still downloading; then, if the limit is what holds the
     /// downloads back, the limit grows, doubling at first, as long as each step raised the aggregate throughput measured
     /// over a window of completed downloads by at least half of what the step could give (twice the downloads, at least
@@ -69,6 +70,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private double _baselineThroughput;
 
         private bool _oneAtATime;
+
+        // The reader waited for the file it took before: files it then finds waiting completed while it waited (downloads
+        // started together end together on a network-bound read), which says nothing of the reader being the bottleneck.
+        private bool _readerWaitedLast;
         private int _cooldownEpochs;
 
         /// <param name="maxFiles">Upper bound of <see cref="Limit"/>: the host's settings, or <see cref="DefaultMaxFiles"/>.</param>
@@ -131,7 +136,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             int before = Limit;
             if (ready)
             {
-                if (readyFiles >= 2 && Limit > 1)
+                if (readyFiles >= 2 && Limit > 1 && !_readerWaitedLast)
                 {
                     // The reader is the bottleneck: one file more than it needs was waiting. Whatever was learnt about the
                     // network holds for another phase; a later shortage starts over from this limit.
@@ -154,6 +159,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 }
             }
 
+            _readerWaitedLast = !ready;
             if (Limit == before)
             {
                 return false;

@@ -51,6 +51,20 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
+        public void FilesThatEndedTogetherWhileTheReaderWaited_DoNotNarrowTheLimit()
+        {
+            // A network-bound read: the reader waits for its file, and the downloads started with it end at once.
+            var rule = new PrefetchRule(16, 0);
+
+            Starved(rule);
+            Assert.False(Ready(rule, readyFiles: 3));
+            Assert.Equal(3, rule.Limit);
+
+            Assert.True(Ready(rule, readyFiles: 2)); // found waiting again without waiting: the reader is the bottleneck
+            Assert.Equal(2, rule.Limit);
+        }
+
+        [Fact]
         public void WhenTheReaderFindsExactlyItsFileWaiting_TheLimitHolds()
         {
             var rule = new PrefetchRule(16, 0);
@@ -182,6 +196,7 @@ namespace DriverOverlay.Tests.Pipeline
             Starved(rule);
             Assert.Equal(3, rule.Limit); // undone: from here one file at a time
 
+            Ready(rule, readyFiles: 1);
             Ready(rule, readyFiles: 2);
             Assert.Equal(2, rule.Limit);
             MeasureWindow(rule, throughputStreams: 2);
