@@ -48,6 +48,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public const string BudgetWaiters = "adbc.databricks.memory.budget.waiters";
         public const string BudgetWaits = "adbc.databricks.memory.budget.waits";
         public const string BudgetWaitTime = "adbc.databricks.memory.budget.wait_time";
+        public const string PrefetchInFlight = "adbc.databricks.prefetch.in_flight";
+        public const string PrefetchWaiting = "adbc.databricks.prefetch.waiting";
+        public const string PrefetchWindow = "adbc.databricks.prefetch.window";
 
         // Tags.
         public const string ScopeTag = "scope";

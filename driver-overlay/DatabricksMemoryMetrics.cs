@@ -126,6 +126,24 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public static readonly Counter<double> BudgetWaitTime = s_meter.CreateCounter<double>(
             DatabricksMemoryMetricNames.BudgetWaitTime, "s", "Time readers waited for the database's result budget.");
 
+        /// <summary>
+        /// CloudFetch downloads in progress under adaptive prefetch (<c>AdaptivePrefetch</c>), summed over the scope's
+        /// readers.
+        /// </summary>
+        public static readonly UpDownCounter<long> PrefetchInFlight = s_meter.CreateUpDownCounter<long>(
+            DatabricksMemoryMetricNames.PrefetchInFlight, "{file}", "CloudFetch downloads in progress.");
+
+        /// <summary>CloudFetch files downloaded and waiting for their reader, summed over the scope's readers.</summary>
+        public static readonly UpDownCounter<long> PrefetchWaiting = s_meter.CreateUpDownCounter<long>(
+            DatabricksMemoryMetricNames.PrefetchWaiting, "{file}", "CloudFetch files downloaded and waiting for their reader.");
+
+        /// <summary>
+        /// The adaptive prefetch's current window, summed over the scope's readers: files each reader may have ahead of it
+        /// (downloading or waiting), and so downloading at once (<c>PrefetchRule.Limit</c>).
+        /// </summary>
+        public static readonly UpDownCounter<long> PrefetchWindow = s_meter.CreateUpDownCounter<long>(
+            DatabricksMemoryMetricNames.PrefetchWindow, "{file}", "Files the CloudFetch readers may have ahead of them.");
+
         /// <summary>Scopes alive (created and not yet released).</summary>
         public static readonly UpDownCounter<long> LiveScopes = s_meter.CreateUpDownCounter<long>(
             DatabricksMemoryMetricNames.LiveScopes, "{scope}", "Memory scopes created and not yet released.");

@@ -98,6 +98,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public const string PoisonEnvironmentVariable = "ADBC_DATABRICKS_MEMORY_POISON";
 
+        /// <summary>
+        /// "false" restores the fixed CloudFetch pipeline of series 1.5.0 (upstream's <c>parallel_downloads</c> and
+        /// <c>prefetch_count</c>, each file charged to the budget whole before its download starts). Default true: each
+        /// reader's prefetch adapts to the bottleneck (<c>PrefetchRule</c>), and a download is charged as its bytes
+        /// arrive. The adbc-drivers/databricks bases only: the apache/arrow-adbc tags keep the fixed pipeline and
+        /// ignore this key.
+        /// </summary>
+        public const string AdaptivePrefetchKey = "adbc.databricks.memory.adaptive_prefetch";
+
         public const int MiB = 1024 * 1024;
 
         private long? _bufferPoolMaxRetainedBytes;
@@ -122,6 +131,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public long ArrowBatchPoolMaxRetainedBytes { get; private set; } = 64L * MiB;
 
         public bool PoisonReturnedArrays { get; private set; } = Environment.GetEnvironmentVariable(PoisonEnvironmentVariable) == "1";
+
+        public bool AdaptivePrefetch { get; private set; } = true;
 
         public TimeSpan BufferPoolIdleTrimPeriod { get; private set; } = TimeSpan.FromSeconds(60);
 
@@ -155,6 +166,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             new Option(ArrowBatchPoolMaxRetainedMbKey, (o, k, v) => o.ArrowBatchPoolMaxRetainedBytes = ParseMebibytes(k, v, minimum: 0, maximum: 1024 * 1024) * MiB, o => o.ArrowBatchPoolMaxRetainedBytes),
             new Option(DecodeAheadKey, (o, k, v) => o.DecodeAhead = ParseBool(k, v), o => o.DecodeAhead),
             new Option(PoisonReturnedArraysKey, (o, k, v) => o.PoisonReturnedArrays = ParseBool(k, v), o => o.PoisonReturnedArrays),
+            new Option(AdaptivePrefetchKey, (o, k, v) => o.AdaptivePrefetch = ParseBool(k, v), o => o.AdaptivePrefetch),
             new Option(BufferPoolIdleTrimSecondsKey, (o, k, v) => o.BufferPoolIdleTrimPeriod = TimeSpan.FromSeconds(ParseSeconds(k, v, maximum: 86_400)), o => o.BufferPoolIdleTrimPeriod),
         };
 

@@ -139,6 +139,22 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             return true;
         }
 
+        /// <summary>
+        /// Grants <paramref name="bytes"/> at once, over the reader's limit and the database's if need be: for what a reader
+        /// must have to make progress (the download it waits for, a file already received), as the one-file rule grants a
+        /// reader that holds nothing. Later requests of every reader wait until it is given back.
+        /// </summary>
+        internal void AcquireNow(MemoryBudgetAccount account, long bytes)
+        {
+            lock (_gate)
+            {
+                account.ThrowIfClosed();
+                Grant(account, bytes);
+            }
+
+            Publish(DatabricksMemoryMetrics.BudgetInUse, bytes);
+        }
+
         internal Task AcquireAsync(MemoryBudgetAccount account, long bytes, CancellationToken cancellationToken)
         {
             Waiter? waiter = null;
@@ -502,6 +518,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             return _budget.AcquireAsync(this, bytes, cancellationToken);
         }
+
+        /// <summary>
+        /// Takes <paramref name="bytes"/> now without waiting, over this reader's limit and the database's if need be (see
+        /// <see cref="MemoryBudget.AcquireNow"/>): only for what the reader needs to make progress.
+        /// </summary>
+        public void AcquireNow(long bytes) => _budget.AcquireNow(this, Positive(bytes));
 
         public void Release(long bytes) => _budget.Release(this, Positive(bytes));
 

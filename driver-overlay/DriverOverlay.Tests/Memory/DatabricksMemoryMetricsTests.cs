@@ -49,7 +49,7 @@ namespace DriverOverlay.Tests.Memory
                 }
             }
 
-            Assert.Equal(19, defined.Count);
+            Assert.Equal(22, defined.Count);
             Assert.Equal(defined.OrderBy(n => n, StringComparer.Ordinal), published.OrderBy(n => n, StringComparer.Ordinal));
         }
 

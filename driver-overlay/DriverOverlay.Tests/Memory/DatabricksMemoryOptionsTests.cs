@@ -17,6 +17,7 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(Retained, DatabricksMemoryOptions.BufferPoolMaxRetainedMbKey);
             Assert.Equal(MaxArray, DatabricksMemoryOptions.BufferPoolMaxArrayMbKey);
             Assert.Equal("adbc.databricks.memory.buffer_pool_idle_trim_seconds", DatabricksMemoryOptions.BufferPoolIdleTrimSecondsKey);
+            Assert.Equal("adbc.databricks.memory.adaptive_prefetch", DatabricksMemoryOptions.AdaptivePrefetchKey);
         }
 
         [Fact]
@@ -34,6 +35,7 @@ namespace DriverOverlay.Tests.Memory
                 Assert.Equal(48L * MiB, options.BudgetBytes); // this machine can use far more than 4 x 48 MiB
                 Assert.Equal(options.BudgetBytes, options.BufferPoolMaxRetainedBytes);
                 Assert.Equal(32 * MiB, options.BufferPoolMaxArrayLength);
+                Assert.True(options.AdaptivePrefetch);
             }
         }
 
@@ -48,6 +50,15 @@ namespace DriverOverlay.Tests.Memory
             Assert.False(options.PoolingEnabled);
             Assert.Equal(10L * MiB, options.BufferPoolMaxRetainedBytes);
             Assert.Equal(8 * MiB, options.BufferPoolMaxArrayLength);
+        }
+
+        [Theory]
+        [InlineData("false", false)]
+        [InlineData("True", true)]
+        public void AdaptivePrefetchCanBeTurnedOff(string value, bool expected)
+        {
+            Assert.Equal(expected, ParseOptions((DatabricksMemoryOptions.AdaptivePrefetchKey, value)).AdaptivePrefetch);
+            Assert.Throws<ArgumentException>(() => ParseOptions((DatabricksMemoryOptions.AdaptivePrefetchKey, "off")));
         }
 
         [Fact]

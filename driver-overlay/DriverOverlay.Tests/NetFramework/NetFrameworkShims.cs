@@ -87,6 +87,16 @@ namespace DriverOverlay.Tests
             await task.ConfigureAwait(false);
         }
 
+        /// <summary>As .NET 6's: the task's own outcome, or an OperationCanceledException once <paramref name="cancellationToken"/> is cancelled.</summary>
+        public static async Task WaitAsync(this Task task, CancellationToken cancellationToken)
+        {
+            var cancelled = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+            using (cancellationToken.Register(() => cancelled.TrySetCanceled(cancellationToken)))
+            {
+                await await Task.WhenAny(task, cancelled.Task).ConfigureAwait(false);
+            }
+        }
+
         public static async Task<T> WaitAsync<T>(this Task<T> task, TimeSpan timeout)
         {
             await ((Task)task).WaitAsync(timeout).ConfigureAwait(false);

@@ -1,0 +1,328 @@
+using static DriverOverlay.Tests.Memory.MemoryTestData;
+using DriverOverlay.Tests.Memory;
+
+namespace DriverOverlay.Tests.Pipeline
+{
+    /// <summary>
+    /// One reader's adaptive prefetch: the files it lets ahead of the reader, what the reader's takes and the downloads'
+    /// completions change, what its meter shows, and how a body is paid for: the first file ahead of the reader whole, every
+    /// other download as its bytes arrive, both within the budget until the reader takes the file and waits for it.
+    /// </summary>
+    public class AdaptivePrefetchTests
+    {
+        private static readonly TimeSpan Liveness = TimeSpan.FromSeconds(30);
+
+        private long _now;
+
+        [Fact]
+        public async Task ADownloadStartsOnlyWhileFewerFilesThanTheWindowAreAheadOfTheReader()
+        {
+            using DatabricksMemoryLease lease = CreateScope();
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            object[] files = { "file 0", "file 1", "file 2", "file 3" };
+            for (int i = 0; i < 3; i++)
+            {
+                await prefetch.StartAsync(files[i], MiB, CancellationToken.None);
+            }
+
+            Task fourth = prefetch.StartAsync(files[3], MiB, CancellationToken.None);
+            prefetch.Ended(files[0], completed: true); // downloaded, still ahead of the reader
+            Assert.Equal((3, 2, 1), (prefetch.Limit, prefetch.InFlight, prefetch.Waiting));
+            Assert.False(fourth.IsCompleted, "a fourth file started while three were ahead of the reader");
+
+            prefetch.Taken(files[0], ready: true);
+            await fourth.WaitAsync(Liveness);
+            Assert.Equal((3, 0), (prefetch.InFlight, prefetch.Waiting));
+        }
+
+        [Fact]
+        public async Task AReaderThatFindsFilesWaiting_NarrowsTheWindowToOneFileAhead()
+        {
+            using DatabricksMemoryLease lease = CreateScope();
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            var files = new List<object>();
+            for (int i = 0; i < 3; i++)
+            {
+                files.Add($"file {i}");
+                await prefetch.StartAsync(files[i], MiB, CancellationToken.None);
+                prefetch.Ended(files[i], completed: true);
+            }
+
+            prefetch.Taken(files[0], ready: true); // three were waiting
+            prefetch.Taken(files[1], ready: true); // two were waiting
+
+            Assert.Equal(1, prefetch.Limit);
+            Assert.Equal(1, prefetch.Waiting);
+            Task next = prefetch.StartAsync("file 3", MiB, CancellationToken.None);
+            Assert.False(next.IsCompleted, "a download started while a file waited and the window is one");
+            prefetch.Taken(files[2], ready: true);
+            await next.WaitAsync(Liveness);
+        }
+
+        [Fact]
+        public async Task TheMeterShowsFilesInFlightWaitingAndTheWindow_AndGoesBackToZeroOnDispose()
+        {
+            using var metrics = new MemoryMetricsRecorder();
+            using DatabricksMemoryLease lease = CreateScope();
+            int scope = lease.Scope.Id;
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
+            AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            await prefetch.StartAsync("a", MiB, CancellationToken.None);
+            await prefetch.StartAsync("b", MiB, CancellationToken.None);
+            prefetch.Ended("a", completed: true);
+
+            Assert.Equal(1, metrics.Sum(scope, DatabricksMemoryMetricNames.PrefetchInFlight));
+            Assert.Equal(1, metrics.Sum(scope, DatabricksMemoryMetricNames.PrefetchWaiting));
+            Assert.Equal(3, metrics.Sum(scope, DatabricksMemoryMetricNames.PrefetchWindow));
+
+            prefetch.Dispose();
+            prefetch.Dispose();
+            Assert.Equal(0, metrics.Sum(scope, DatabricksMemoryMetricNames.PrefetchInFlight));
+            Assert.Equal(0, metrics.Sum(scope, DatabricksMemoryMetricNames.PrefetchWaiting));
+            Assert.Equal(0, metrics.Sum(scope, DatabricksMemoryMetricNames.PrefetchWindow));
+        }
+
+        [Fact]
+        public async Task AWaitToStartEndsWhenCancelledOrWhenThePipelineIsDisposed()
+        {
+            using DatabricksMemoryLease lease = CreateScope();
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
+            AdaptivePrefetch prefetch = new AdaptivePrefetch(lease.Scope, account, maxFiles: 1, Clock);
+            await prefetch.StartAsync("a", MiB, CancellationToken.None);
+            using var cancel = new CancellationTokenSource();
+
+            Task cancelled = prefetch.StartAsync("b", MiB, cancel.Token);
+            cancel.Cancel();
+            await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelled.WaitAsync(Liveness));
+
+            Task closed = prefetch.StartAsync("b", MiB, CancellationToken.None);
+            prefetch.Dispose();
+            await Assert.ThrowsAsync<ObjectDisposedException>(() => closed.WaitAsync(Liveness));
+            await Assert.ThrowsAsync<ObjectDisposedException>(() => prefetch.StartAsync("c", MiB, CancellationToken.None));
+        }
+
+        [Fact]
+        public async Task TheFirstFileAheadIsChargedWhole_AndHoldsExactlyItsSizeWhenRead()
+        {
+            using DatabricksMemoryLease lease = CreateScope();
+            MemoryBudget budget = lease.Scope.Budget;
+            using MemoryBudgetAccount account = budget.OpenAccount(200 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            byte[] body = Compressible(3 * MiB + 5, seed: 1);
+            var content = new GatedContent(body, openUpTo: 100_000);
+            await prefetch.StartAsync("next", body.Length, CancellationToken.None);
+
+            Task<PooledBuffer> read = prefetch.ReadContentAsync("next", content, CancellationToken.None);
+            await content.AtGate.WaitAsync(Liveness);
+            Assert.Equal(body.Length, account.Held);
+
+            content.Open(int.MaxValue);
+            using PooledBuffer buffer = await read.WaitAsync(Liveness);
+            Assert.True(buffer.Span.SequenceEqual(body));
+            Assert.Equal(body.Length, account.Held);
+        }
+
+        [Fact]
+        public async Task ALaterDownloadHoldsWhatItHasReceived_NotItsWholeFile()
+        {
+            using DatabricksMemoryLease lease = CreateScope();
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            await prefetch.StartAsync("next", 10, CancellationToken.None); // the first file ahead, not read here
+            byte[] body = Compressible(8 * MiB + 123, seed: 2);
+            var content = new GatedContent(body, openUpTo: (3 * MiB) / 2);
+            await prefetch.StartAsync("later", body.Length, CancellationToken.None);
+
+            Task<PooledBuffer> read = prefetch.ReadContentAsync("later", content, CancellationToken.None);
+            await content.AtGate.WaitAsync(Liveness);
+            Assert.Equal(2 * ChunkedContent.ChunkLength, account.Held); // 1.5 MiB received, in two 1 MiB chunks
+            Assert.True(lease.Scope.BufferPool.InUseBytes <= 2 * BucketOf(ChunkedContent.ChunkLength));
+
+            content.Open(int.MaxValue);
+            using PooledBuffer buffer = await read.WaitAsync(Liveness);
+            Assert.True(buffer.Span.SequenceEqual(body));
+            Assert.Equal(body.Length, account.Held); // exactly its size, what its result gives back
+            Assert.Equal(BucketOf(body.Length), lease.Scope.BufferPool.InUseBytes); // the chunks went back
+        }
+
+        [Fact]
+        public async Task TheFirstFileAheadWaitsForTheBudgetWhileTheReaderHoldsAnother_UntilTheReaderTakesIt()
+        {
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BudgetMbKey, "4"));
+            MemoryBudget budget = lease.Scope.Budget;
+            using MemoryBudgetAccount other = budget.OpenAccount(200 * MiB);
+            using MemoryBudgetAccount account = budget.OpenAccount(200 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            Assert.True(other.TryAcquire(3 * MiB)); // another reader of the database holds most of it
+            byte[] file = Compressible(2 * MiB, seed: 3);
+            await prefetch.StartAsync("first", file.Length, CancellationToken.None);
+            (await prefetch.ReadContentAsync("first", new GatedContent(file, int.MaxValue), CancellationToken.None)).Dispose(); // the one-file rule
+            prefetch.Ended("first", completed: true);
+            prefetch.Taken("first", ready: true);
+            await prefetch.StartAsync("second", file.Length, CancellationToken.None);
+            var content = new GatedContent(file, int.MaxValue);
+
+            Task<PooledBuffer> second = prefetch.ReadContentAsync("second", content, CancellationToken.None);
+            await Until(() => budget.Waiters == 1); // the reader still holds the first file: 5 + 2 MiB would not fit in 4
+            Assert.Equal(0, content.Delivered);
+
+            prefetch.Taken("second", ready: false); // the reader waits for it
+            using PooledBuffer buffer = await second.WaitAsync(Liveness);
+            Assert.True(buffer.Span.SequenceEqual(file));
+            Assert.Equal(2 * file.Length, account.Held);
+            Assert.Equal(0, budget.Waiters);
+        }
+
+        [Fact]
+        public async Task ALaterDownloadWaitsForTheBudgetChunkByChunk_UntilTheReaderTakesIt()
+        {
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BudgetMbKey, "2"));
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            byte[] first = Compressible(3 * MiB, seed: 3);
+            byte[] second = Compressible(3 * MiB, seed: 4);
+            var firstContent = new GatedContent(first, openUpTo: 10);
+            var secondContent = new GatedContent(second, openUpTo: int.MaxValue);
+            await prefetch.StartAsync("first", first.Length, CancellationToken.None);
+            await prefetch.StartAsync("second", second.Length, CancellationToken.None);
+
+            Task<PooledBuffer> firstRead = prefetch.ReadContentAsync("first", firstContent, CancellationToken.None);
+            await firstContent.AtGate.WaitAsync(Liveness); // 3 MiB granted whole: the reader held nothing
+            Task<PooledBuffer> secondRead = prefetch.ReadContentAsync("second", secondContent, CancellationToken.None);
+            await Until(() => lease.Scope.Budget.Waiters == 1);
+            Assert.Equal(0, secondContent.Delivered);
+
+            prefetch.Taken("first", ready: false);
+            firstContent.Open(int.MaxValue);
+            (await firstRead.WaitAsync(Liveness)).Dispose();
+            prefetch.Ended("first", completed: true);
+            account.Release(first.Length); // the reader is done with it
+            await Until(() => lease.Scope.Budget.Waiters == 1 && secondContent.Delivered == 2 * MiB);
+            Assert.Equal(2 * MiB, account.Held); // two chunks: the budget
+
+            prefetch.Taken("second", ready: false);
+            using PooledBuffer secondBuffer = await secondRead.WaitAsync(Liveness);
+            Assert.True(secondBuffer.Span.SequenceEqual(second));
+            Assert.Equal(second.Length, account.Held);
+        }
+
+        [Fact]
+        public async Task AReaderTheApplicationDoesNotRead_HoldsNoMoreThanTheBudgetAllows()
+        {
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BudgetMbKey, "4"));
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            byte[] file = Compressible(3 * MiB, seed: 5);
+            await prefetch.StartAsync("first", file.Length, CancellationToken.None);
+            using (PooledBuffer unused = await prefetch.ReadContentAsync("first", new GatedContent(file, int.MaxValue), CancellationToken.None))
+            {
+                prefetch.Ended("first", completed: true); // downloaded; the application does not read the reader
+            }
+
+            await prefetch.StartAsync("second", file.Length, CancellationToken.None);
+            var secondContent = new GatedContent(file, int.MaxValue);
+            Task<PooledBuffer> second = prefetch.ReadContentAsync("second", secondContent, CancellationToken.None);
+
+            await Until(() => lease.Scope.Budget.Waiters == 1);
+            Assert.Equal(4 * MiB, account.Held); // the first file and one 1 MiB chunk: the budget
+            Assert.False(second.IsCompleted);
+            prefetch.Dispose();
+            account.Dispose(); // the reader's pipeline disposed: the wait ends
+            await Assert.ThrowsAnyAsync<ObjectDisposedException>(() => second.WaitAsync(Liveness));
+        }
+
+        [Fact]
+        public async Task AFailedBodyReadGivesBackWhatItWasCharged()
+        {
+            using DatabricksMemoryLease lease = CreateScope();
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            byte[] body = Compressible(3 * MiB, seed: 6);
+            await prefetch.StartAsync("next", body.Length, CancellationToken.None);
+            await prefetch.StartAsync("later", body.Length, CancellationToken.None);
+            using var cancel = new CancellationTokenSource();
+            var nextContent = new GatedContent(body, openUpTo: MiB);
+            var laterContent = new GatedContent(body, openUpTo: MiB + 1);
+
+            Task<PooledBuffer> next = prefetch.ReadContentAsync("next", nextContent, cancel.Token);
+            Task<PooledBuffer> later = prefetch.ReadContentAsync("later", laterContent, cancel.Token);
+            await Task.WhenAll(nextContent.AtGate, laterContent.AtGate).WaitAsync(Liveness);
+            cancel.Cancel();
+
+            await Assert.ThrowsAnyAsync<OperationCanceledException>(() => next.WaitAsync(Liveness));
+            await Assert.ThrowsAnyAsync<OperationCanceledException>(() => later.WaitAsync(Liveness));
+            Assert.Equal(0, account.Held);
+            Assert.Equal(0, lease.Scope.BufferPool.InUseBytes);
+        }
+
+        [Fact]
+        public async Task ARetryAfterAnAttemptCancelledWhileWaitingForTheBudget_WaitsForTheBudgetAgainAndCompletes()
+        {
+            // The downloader cancels one attempt (a straggler, a body timeout) and retries with a new token: the retry must
+            // wait for the budget as the first attempt did, not fail at once because that attempt's cancellation ended it.
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BudgetMbKey, "2"));
+            using MemoryBudgetAccount other = lease.Scope.Budget.OpenAccount(200 * MiB);
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            Assert.True(other.TryAcquire(2 * MiB));
+            byte[] body = Compressible(2 * MiB, seed: 7);
+            await prefetch.StartAsync("first", MiB, CancellationToken.None);
+            await prefetch.StartAsync("later", body.Length, CancellationToken.None);
+
+            using (var attempt = new CancellationTokenSource())
+            {
+                Task<PooledBuffer> cancelled = prefetch.ReadContentAsync("later", new GatedContent(body, int.MaxValue), attempt.Token);
+                await Until(() => lease.Scope.Budget.Waiters == 1);
+                attempt.Cancel();
+                await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelled.WaitAsync(Liveness));
+            }
+
+            Task<PooledBuffer> retry = prefetch.ReadContentAsync("later", new GatedContent(body, int.MaxValue), CancellationToken.None);
+            await Until(() => lease.Scope.Budget.Waiters == 1);
+            Assert.False(retry.IsCompleted);
+
+            other.Release(2 * MiB);
+            using PooledBuffer buffer = await retry.WaitAsync(Liveness);
+            Assert.True(buffer.Span.SequenceEqual(body));
+            Assert.Equal(body.Length, account.Held);
+        }
+
+        [Fact]
+        public void ForReader_TheHostsSettingsBoundIt_AndTheDatabaseCanTurnItOff()
+        {
+            using DatabricksMemoryLease lease = CreateScope();
+            using DatabricksMemoryLease off = CreateScope((DatabricksMemoryOptions.AdaptivePrefetchKey, "false"));
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
+
+            Assert.Null(AdaptivePrefetch.ForReader(off.Scope, account, null, null));
+            Assert.Equal(PrefetchRule.DefaultMaxFiles, MaxFiles(null, null));
+            Assert.Equal(5, MaxFiles(5, null));
+            Assert.Equal(32, MaxFiles(32, null));
+            Assert.Equal(4, MaxFiles(null, 2));
+            Assert.Equal(2, MaxFiles(3, 1));
+
+            int MaxFiles(int? parallelDownloads, int? prefetchCount)
+            {
+                using AdaptivePrefetch prefetch = AdaptivePrefetch.ForReader(lease.Scope, account, parallelDownloads, prefetchCount)!;
+                return prefetch.MaxFiles;
+            }
+        }
+
+        private static async Task Until(Func<bool> condition)
+        {
+            var deadline = DateTime.UtcNow + Liveness;
+            while (!condition())
+            {
+                Assert.True(DateTime.UtcNow < deadline, "the condition never held");
+                await Task.Delay(5);
+            }
+        }
+
+        private AdaptivePrefetch NewPrefetch(DatabricksMemoryScope scope, MemoryBudgetAccount account) =>
+            new AdaptivePrefetch(scope, account, PrefetchRule.DefaultMaxFiles, Clock);
+
+        private long Clock() => Interlocked.Increment(ref _now);
+    }
+}

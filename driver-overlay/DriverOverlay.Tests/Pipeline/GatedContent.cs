@@ -1,0 +1,144 @@
+using System.Net;
+using System.Net.Http;
+
+namespace DriverOverlay.Tests.Pipeline
+{
+    /// <summary>
+    /// A response body (with its Content-Length) whose stream delivers bytes only up to a gate the test moves
+    /// (<see cref="Open"/>), as a slow network would: a read at the gate waits until it moves or the read is cancelled.
+    /// </summary>
+    internal sealed class GatedContent : HttpContent
+    {
+        private readonly byte[] _body;
+        private readonly object _lock = new object();
+        private int _gate;
+        private int _delivered;
+        private TaskCompletionSource<bool> _moved = NewSignal();
+        private TaskCompletionSource<bool> _atGate = NewSignal();
+
+        public GatedContent(byte[] body, int openUpTo)
+        {
+            _body = body;
+            _gate = openUpTo;
+            Headers.ContentLength = body.Length;
+        }
+
+        /// <summary>Bytes the stream has delivered so far.</summary>
+        public int Delivered
+        {
+            get
+            {
+                lock (_lock)
+                {
+                    return _delivered;
+                }
+            }
+        }
+
+        /// <summary>Completes when a read is waiting at the gate (everything up to it delivered).</summary>
+        public Task AtGate
+        {
+            get
+            {
+                lock (_lock)
+                {
+                    return _atGate.Task;
+                }
+            }
+        }
+
+        /// <summary>Lets the stream deliver up to <paramref name="upTo"/> bytes (the whole body: <c>int.MaxValue</c>).</summary>
+        public void Open(int upTo)
+        {
+            TaskCompletionSource<bool> moved;
+            lock (_lock)
+            {
+                _gate = Math.Min(upTo, _body.Length);
+                moved = _moved;
+                _moved = NewSignal();
+                _atGate = NewSignal();
+            }
+
+            moved.TrySetResult(true);
+        }
+
+        protected override Task<Stream> CreateContentReadStreamAsync() => Task.FromResult<Stream>(new GatedStream(this));
+
+        protected override Task SerializeToStreamAsync(Stream stream, TransportContext? context) => throw new NotSupportedException();
+
+        protected override bool TryComputeLength(out long length)
+        {
+            length = 0;
+            return false;
+        }
+
+        private static TaskCompletionSource<bool> NewSignal() => new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        private async Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
+        {
+            while (true)
+            {
+                Task moved;
+                lock (_lock)
+                {
+                    if (_delivered == _body.Length)
+                    {
+                        return 0;
+                    }
+
+                    if (_delivered < _gate)
+                    {
+                        int n = Math.Min(Math.Min(count, 65_536), _gate - _delivered);
+                        Buffer.BlockCopy(_body, _delivered, buffer, offset, n);
+                        _delivered += n;
+                        return n;
+                    }
+
+                    moved = _moved.Task;
+                    _atGate.TrySetResult(true);
+                }
+
+                await moved.WaitAsync(cancellationToken).ConfigureAwait(false);
+            }
+        }
+
+        private sealed class GatedStream : Stream
+        {
+            private readonly GatedContent _content;
+
+            public GatedStream(GatedContent content)
+            {
+                _content = content;
+            }
+
+            public override bool CanRead => true;
+
+            public override bool CanSeek => false;
+
+            public override bool CanWrite => false;
+
+            public override long Length => throw new NotSupportedException();
+
+            public override long Position
+            {
+                get => throw new NotSupportedException();
+                set => throw new NotSupportedException();
+            }
+
+            public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
+                _content.ReadAsync(buffer, offset, count, cancellationToken);
+
+            public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException("read asynchronously");
+
+            public override void Flush()
+            {
+            }
+
+            public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+            public override void SetLength(long value) => throw new NotSupportedException();
+
+            public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+        }
+    }
+}
