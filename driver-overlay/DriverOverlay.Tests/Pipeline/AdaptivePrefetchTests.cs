@@ -290,10 +290,10 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public void ForReader_TheHostsSettingsBoundIt_AndTheDatabaseCanTurnItOff()
+        public void ForReader_TheHostsSettingsBoundIt_AndItIsOffUnlessTheDatabaseTurnsItOn()
         {
-            using DatabricksMemoryLease lease = CreateScope();
-            using DatabricksMemoryLease off = CreateScope((DatabricksMemoryOptions.AdaptivePrefetchKey, "false"));
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.AdaptivePrefetchKey, "true"));
+            using DatabricksMemoryLease off = CreateScope();
             using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
 
             Assert.Null(AdaptivePrefetch.ForReader(off.Scope, account, null, null));
