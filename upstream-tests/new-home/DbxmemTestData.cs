@@ -17,6 +17,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Runtime.CompilerServices;
 using System.Threading.Tasks;
 using K4os.Compression.LZ4.Streams;
 using K4os.Hash.xxHash;
@@ -176,6 +177,28 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             }
 
             return (starts, stored);
+        }
+
+        /// <summary>
+        /// A frame cut just before its end mark: every block decodes (so the destination is fully used), then the input
+        /// ends inside the frame.
+        /// </summary>
+        public static byte[] Truncated(byte[] frame)
+        {
+            byte[] truncated = new byte[frame.Length - 4];
+            Buffer.BlockCopy(frame, 0, truncated, 0, truncated.Length);
+            return truncated;
+        }
+
+        /// <summary>Full blocking, compacting collections, so that weak references to garbage are cleared.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void FullCollect()
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+                GC.WaitForPendingFinalizers();
+            }
         }
 
         /// <summary>Every byte of <paramref name="stream"/>, read <paramref name="readSize"/> bytes at a time.</summary>
