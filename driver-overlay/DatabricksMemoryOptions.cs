@@ -70,6 +70,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public const string BufferPoolIdleTrimSecondsKey = "adbc.databricks.memory.buffer_pool_idle_trim_seconds";
 
         /// <summary>
+        /// Default true: while the application works on a CloudFetch file's bytes, the file's next LZ4 block is decoded on
+        /// a thread-pool thread, at most one block ahead of what Apache.Arrow's reader asked for (a reader then holds its
+        /// compressed file plus two blocks, 8 MiB for Databricks' files, charged to the budget). "false": every block is
+        /// decoded on the reader's thread as it asks for bytes (series 1.5.0), one block per reader.
+        /// </summary>
+        public const string DecodeAheadKey = "adbc.databricks.memory.decode_ahead";
+
+        /// <summary>
         /// "false": record batches read from CloudFetch files get Apache.Arrow's default (native) allocator, as upstream.
         /// Default true: their bodies are rented from the scope's batch pool (see <see cref="ScopedArrowAllocator"/>).
         /// </summary>
@@ -109,6 +117,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public bool ArrowBatchesPooled { get; private set; } = true;
 
+        public bool DecodeAhead { get; private set; } = true;
+
         public long ArrowBatchPoolMaxRetainedBytes { get; private set; } = 64L * MiB;
 
         public bool PoisonReturnedArrays { get; private set; } = Environment.GetEnvironmentVariable(PoisonEnvironmentVariable) == "1";
@@ -143,6 +153,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             new Option(BufferPoolMaxArrayMbKey, (o, k, v) => o.BufferPoolMaxArrayLength = (int)ParseMebibytes(k, v, minimum: 1, maximum: 1024) * MiB, o => o.BufferPoolMaxArrayLength),
             new Option(ArrowBatchesPooledKey, (o, k, v) => o.ArrowBatchesPooled = ParseBool(k, v), o => o.ArrowBatchesPooled),
             new Option(ArrowBatchPoolMaxRetainedMbKey, (o, k, v) => o.ArrowBatchPoolMaxRetainedBytes = ParseMebibytes(k, v, minimum: 0, maximum: 1024 * 1024) * MiB, o => o.ArrowBatchPoolMaxRetainedBytes),
+            new Option(DecodeAheadKey, (o, k, v) => o.DecodeAhead = ParseBool(k, v), o => o.DecodeAhead),
             new Option(PoisonReturnedArraysKey, (o, k, v) => o.PoisonReturnedArrays = ParseBool(k, v), o => o.PoisonReturnedArrays),
             new Option(BufferPoolIdleTrimSecondsKey, (o, k, v) => o.BufferPoolIdleTrimPeriod = TimeSpan.FromSeconds(ParseSeconds(k, v, maximum: 86_400)), o => o.BufferPoolIdleTrimPeriod),
         };

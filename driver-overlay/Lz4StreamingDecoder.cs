@@ -17,6 +17,7 @@
 
 using System;
 using System.Buffers.Binary;
+using System.Runtime.ExceptionServices;
 using K4os.Compression.LZ4;
 using K4os.Hash.xxHash;
 
@@ -25,19 +26,23 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// <summary>
     /// Decodes a downloaded LZ4 file (every concatenated and skippable frame, as <see cref="Lz4FrameDecoder"/> accepts)
     /// block by block, as its reader asks for bytes: a block whose largest possible output fits what the reader asked
-    /// for is decoded straight into the reader's buffer, any other through one scratch block; nothing holds the whole
-    /// decoded file.
+    /// for is decoded straight into the reader's buffer, any other through a block buffer; nothing holds the whole
+    /// decoded file. The next block may also be decoded ahead of the reader (<see cref="DecodeAhead"/>), on another
+    /// thread, while the reader works on what it has.
     /// </summary>
     /// <remarks>
     /// <para>
-    /// Memory: the compressed file (given back to the pool once its last block is decoded), one scratch block of the
-    /// frame's block maximum (4 MiB for Databricks' files; rented on first need) and, for linked blocks only, a copy of
-    /// the last 64 KiB of output (their dictionary). The JDBC driver's floor since its PR #1509.
+    /// Memory: the compressed file (given back to the pool once its last block is decoded), at most two block buffers
+    /// of the frame's block maximum (4 MiB for Databricks' files; rented on first need), the one being delivered and the
+    /// one decoded ahead (only one when nothing is decoded ahead), and, for linked blocks only, a copy of the last 64 KiB
+    /// of output (their dictionary). All of it is charged to the budget as decode working memory while held. The JDBC
+    /// driver's floor since its PR #1509, plus the block decoded ahead.
     /// </para>
     /// <para>
     /// Errors: a malformed or truncated file fails the read that reaches the bad block with
     /// <see cref="Lz4FormatException"/>, naming the input; bytes delivered before stay as they were, and every pooled
-    /// array goes back at once. A block checksum is verified before its block is decoded, a frame's content checksum
+    /// array goes back at once. A block decoded ahead that fails keeps its error for that read: the reader gets every
+    /// byte before it first. A block checksum is verified before its block is decoded, a frame's content checksum
     /// and content size when the frame's last block is decoded, before any byte of that block is delivered. Earlier
     /// blocks of a frame whose only protection is its content checksum are delivered before it can be checked: that is
     /// what decoding as the reader reads costs (docs/decisions.md).
@@ -45,10 +50,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// <para>
     /// No byte of a pooled array's earlier owner ever shows, although K4os' block decoder accepts a match with offset 0
     /// (it copies bytes the block has not written): without a content checksum to refuse such output, the output range
-    /// of a block is cleared before it is decoded into the reader's buffer, and the scratch block once, on first use;
-    /// after that the scratch holds only this file's output.
+    /// of a block is cleared before it is decoded into the reader's buffer, and each block buffer once, on first use;
+    /// after that a block buffer holds only this file's output.
     /// </para>
-    /// <para>Not thread-safe: <see cref="Lz4DecodingStream"/> serialises reads and disposal.</para>
+    /// <para>
+    /// Not thread-safe, with one exception: while <see cref="DecodeAhead"/> runs, <see cref="ReadDecoded"/> may copy out
+    /// the block being delivered (the two touch different state). <see cref="Lz4DecodingStream"/> serialises everything
+    /// else: reads, the decode ahead and disposal.
+    /// </para>
     /// </remarks>
     internal sealed class Lz4StreamingDecoder : IDisposable
     {
@@ -69,22 +78,32 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private int _storedOffset;
         private int _storedRemaining;
 
-        // Decoded bytes waiting in the scratch block; its first _scratchOwned bytes hold nothing of an earlier owner.
-        private PooledArray? _scratch;
-        private int _scratchOwned;
+        // The block being delivered: decoded bytes waiting in a block buffer, whose first _deliveringOwned bytes hold
+        // nothing of an earlier owner. Only these fields (and _delivered) are touched by ReadDecoded.
+        private PooledArray? _delivering;
+        private int _deliveringOwned;
         private int _pendingStart;
         private int _pendingEnd;
+        private long _delivered;
+
+        // The block decoded ahead and not yet delivered (_aheadLength bytes; -1: none), or the error that stopped it.
+        // Once delivered, its buffer becomes the one being delivered, and the other one takes the next block ahead.
+        private PooledArray? _ahead;
+        private int _aheadOwned;
+        private int _aheadLength = -1;
+        private ExceptionDispatchInfo? _aheadFailure;
 
         // The last output of the frame (at most 64 KiB), the dictionary of its next linked block.
         private PooledArray? _window;
         private int _windowLength;
 
+        private long _workingMemory;
         private Exception? _failure;
 
         /// <param name="compressed">The downloaded file; the decoder owns it from now on.</param>
-        /// <param name="pool">Where the scratch block and the window come from.</param>
+        /// <param name="pool">Where the block buffers and the window come from.</param>
         /// <param name="inputName">Names the file in error messages; null: unnamed.</param>
-        /// <param name="budget">Charged with the scratch block and the window while they are held (decode working memory).</param>
+        /// <param name="budget">Charged with the block buffers and the window while they are held (decode working memory).</param>
         public Lz4StreamingDecoder(PooledBuffer compressed, Lz4BufferPool pool, string? inputName = null, MemoryBudget? budget = null)
         {
             _input = compressed ?? throw new ArgumentNullException(nameof(compressed));
@@ -98,20 +117,32 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        /// <summary>Bytes decoded so far (delivered or waiting in the scratch block).</summary>
+        /// <summary>Bytes decoded so far (delivered, waiting to be delivered, or decoded ahead).</summary>
         public long DecodedBytes { get; private set; }
 
         /// <summary>Of <see cref="DecodedBytes"/>, those decoded straight into the reader's buffer.</summary>
         public long DecodedInPlaceBytes { get; private set; }
 
+        /// <summary>Bytes the reader has been given so far.</summary>
+        public long DeliveredBytes => _delivered;
+
         /// <summary>LZ4 frames started so far.</summary>
         public int Frames { get; private set; }
+
+        /// <summary>For tests and diagnostics: the most decode working memory (block buffers and window) held at once.</summary>
+        public long PeakWorkingMemoryBytes { get; private set; }
 
         /// <summary>True once a read found the file malformed or truncated.</summary>
         public bool Failed => _failure is Lz4FormatException;
 
         /// <summary>True once the compressed file went back to the pool (every block decoded, or an error, or disposal).</summary>
         public bool InputReleased => _input == null;
+
+        /// <summary>
+        /// True when <see cref="DecodeAhead"/> has something to do: blocks remain, none is decoded ahead yet, no error
+        /// was met, and no stored block is being copied out of the compressed file.
+        /// </summary>
+        public bool CanDecodeAhead => _failure == null && _input != null && _storedRemaining == 0 && _aheadLength < 0 && _aheadFailure == null;
 
         /// <summary>
         /// Fills <paramref name="destination"/> with the next decoded bytes; fewer only at the end of the file, 0 after
@@ -121,11 +152,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <exception cref="ObjectDisposedException">The decoder was disposed.</exception>
         public int Read(Span<byte> destination)
         {
-            if (_failure != null)
-            {
-                throw _failure is Lz4FormatException format ? format : new ObjectDisposedException(nameof(Lz4StreamingDecoder));
-            }
-
+            ThrowIfFailed();
             try
             {
                 int written = 0;
@@ -133,11 +160,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 {
                 }
 
-                if (_input == null && _pendingEnd == _pendingStart)
-                {
-                    ReleaseWorkingMemory();
-                }
-
+                _delivered += written;
+                ReleaseWhenDone();
                 return written;
             }
             catch (Lz4FormatException ex)
@@ -148,10 +172,74 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
+        /// <summary>
+        /// Copies what is already decoded for the reader (the rest of the block being delivered) into
+        /// <paramref name="destination"/>, decoding nothing: the one call that may run while <see cref="DecodeAhead"/>
+        /// runs on another thread.
+        /// </summary>
+        /// <exception cref="Lz4FormatException">A read already failed.</exception>
+        /// <exception cref="ObjectDisposedException">The decoder was disposed.</exception>
+        public int ReadDecoded(Span<byte> destination)
+        {
+            ThrowIfFailed();
+            int count = CopyPending(destination);
+            _delivered += count;
+            return count;
+        }
+
+        /// <summary>
+        /// Decodes the next block into the block buffer that is not being delivered, for a later read to deliver (when
+        /// <see cref="CanDecodeAhead"/>). Throws nothing: an error is kept for the read that reaches the block, and the
+        /// compressed file and working memory that no later block needs go back at once.
+        /// </summary>
+        public void DecodeAhead()
+        {
+            try
+            {
+                if (!NextBlock(out int blockStart, out bool stored, out int size))
+                {
+                    return; // only skippable frames or end marks were left: the compressed file went back
+                }
+
+                ReadOnlySpan<byte> block = CheckedBlock(blockStart, stored, size, out int maxOutput);
+                Span<byte> target = BlockBuffer(ref _ahead, ref _aheadOwned, maxOutput);
+                int decoded;
+                if (stored)
+                {
+                    block.CopyTo(target);
+                    decoded = size;
+                }
+                else
+                {
+                    decoded = DecodeBlock(block, target, blockStart, maxOutput);
+                }
+
+                Produced(target.Slice(0, decoded));
+                AfterBlock();
+                _aheadLength = decoded;
+            }
+            catch (Exception ex)
+            {
+                // Kept whatever it is: the read that reaches this block must not continue past it as if it were decoded.
+                _aheadFailure = ExceptionDispatchInfo.Capture(ex is Lz4FormatException format ? Named(format) : ex);
+                ReleaseInput();
+                ReturnWorkingMemory(ref _ahead);
+                ReturnWorkingMemory(ref _window);
+            }
+        }
+
         public void Dispose()
         {
             _failure ??= new ObjectDisposedException(nameof(Lz4StreamingDecoder));
             Release();
+        }
+
+        private void ThrowIfFailed()
+        {
+            if (_failure != null)
+            {
+                throw _failure is Lz4FormatException format ? format : new ObjectDisposedException(nameof(Lz4StreamingDecoder));
+            }
         }
 
         /// <summary>Moves some bytes into <paramref name="destination"/>; false at the end of the file.</summary>
@@ -159,10 +247,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             if (_pendingEnd > _pendingStart)
             {
-                int count = Math.Min(_pendingEnd - _pendingStart, destination.Length - written);
-                _scratch!.Array.AsSpan(_pendingStart, count).CopyTo(destination.Slice(written));
-                _pendingStart += count;
-                written += count;
+                written += CopyPending(destination.Slice(written));
                 return true;
             }
 
@@ -181,35 +266,28 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 return true;
             }
 
+            if (_aheadLength >= 0)
+            {
+                // The block decoded ahead is delivered next; the delivered block's buffer takes the block after it.
+                (_delivering, _ahead) = (_ahead, _delivering);
+                (_deliveringOwned, _aheadOwned) = (_aheadOwned, _deliveringOwned);
+                _pendingStart = 0;
+                _pendingEnd = _aheadLength;
+                _aheadLength = -1;
+                return true;
+            }
+
+            _aheadFailure?.Throw();
             if (_input == null || !NextBlock(out int blockStart, out bool stored, out int size))
             {
                 return false;
             }
 
-            ReadOnlySpan<byte> input = _input.Span;
-            int data = blockStart + 4;
-            ReadOnlySpan<byte> block = input.Slice(data, size);
-            if (_frame.BlockChecksum)
-            {
-                uint expected = BinaryPrimitives.ReadUInt32LittleEndian(input.Slice(data + size));
-                uint actual = XXH32.DigestOf(block);
-                if (expected != actual)
-                {
-                    throw new Lz4FormatException($"block checksum mismatch (expected 0x{expected:X8}, computed 0x{actual:X8})", blockStart);
-                }
-            }
-
-            _position = data + size + (_frame.BlockChecksum ? 4 : 0);
-            int maxOutput = (int)Math.Min(_frame.BlockMaxSize, _frame.ContentSize.HasValue ? _frame.ContentSize.Value - _frameOutput : long.MaxValue);
+            ReadOnlySpan<byte> block = CheckedBlock(blockStart, stored, size, out int maxOutput);
             if (stored)
             {
-                if (size > maxOutput)
-                {
-                    throw new Lz4FormatException("the frame decodes to more bytes than its declared content size", blockStart);
-                }
-
                 Produced(block);
-                _storedOffset = data;
+                _storedOffset = blockStart + 4;
                 _storedRemaining = size;
                 if (size == 0)
                 {
@@ -236,7 +314,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
             else
             {
-                Span<byte> target = Scratch(maxOutput);
+                Span<byte> target = BlockBuffer(ref _delivering, ref _deliveringOwned, maxOutput);
                 int decoded = DecodeBlock(block, target, blockStart, maxOutput);
                 Produced(target.Slice(0, decoded));
                 _pendingStart = 0;
@@ -245,6 +323,47 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             AfterBlock();
             return true;
+        }
+
+        private int CopyPending(Span<byte> destination)
+        {
+            int count = Math.Min(_pendingEnd - _pendingStart, destination.Length);
+            if (count > 0)
+            {
+                _delivering!.Array.AsSpan(_pendingStart, count).CopyTo(destination);
+                _pendingStart += count;
+            }
+
+            return count;
+        }
+
+        /// <summary>
+        /// The data of the block whose size field starts at <paramref name="blockStart"/>, its block checksum verified;
+        /// moves past it and says how much it may decode to.
+        /// </summary>
+        private ReadOnlySpan<byte> CheckedBlock(int blockStart, bool stored, int size, out int maxOutput)
+        {
+            ReadOnlySpan<byte> input = _input!.Span;
+            int data = blockStart + 4;
+            ReadOnlySpan<byte> block = input.Slice(data, size);
+            if (_frame.BlockChecksum)
+            {
+                uint expected = BinaryPrimitives.ReadUInt32LittleEndian(input.Slice(data + size));
+                uint actual = XXH32.DigestOf(block);
+                if (expected != actual)
+                {
+                    throw new Lz4FormatException($"block checksum mismatch (expected 0x{expected:X8}, computed 0x{actual:X8})", blockStart);
+                }
+            }
+
+            _position = data + size + (_frame.BlockChecksum ? 4 : 0);
+            maxOutput = (int)Math.Min(_frame.BlockMaxSize, _frame.ContentSize.HasValue ? _frame.ContentSize.Value - _frameOutput : long.MaxValue);
+            if (stored && size > maxOutput)
+            {
+                throw new Lz4FormatException("the frame decodes to more bytes than its declared content size", blockStart);
+            }
+
+            return block;
         }
 
         /// <summary>
@@ -383,21 +502,24 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        /// <summary>The scratch block's first <paramref name="length"/> bytes, holding nothing of an earlier owner.</summary>
-        private Span<byte> Scratch(int length)
+        /// <summary>
+        /// The first <paramref name="length"/> bytes of a block buffer (rented on first need, at least the frame's block
+        /// maximum), holding nothing of an earlier owner: each buffer is cleared once, as far as this file uses it.
+        /// </summary>
+        private Span<byte> BlockBuffer(ref PooledArray? buffer, ref int owned, int length)
         {
-            if (_scratch == null || _scratch.Length < length)
+            if (buffer == null || buffer.Length < length)
             {
-                ReturnWorkingMemory(ref _scratch);
-                _scratch = RentWorkingMemory(Math.Max(length, _frame.BlockMaxSize));
-                _scratchOwned = 0;
+                ReturnWorkingMemory(ref buffer);
+                buffer = RentWorkingMemory(Math.Max(length, _frame.BlockMaxSize));
+                owned = 0;
             }
 
-            Span<byte> target = _scratch.Array.AsSpan(0, length);
-            if (length > _scratchOwned)
+            Span<byte> target = buffer.Array.AsSpan(0, length);
+            if (length > owned)
             {
-                target.Slice(_scratchOwned).Clear();
-                _scratchOwned = length;
+                target.Slice(owned).Clear();
+                owned = length;
             }
 
             return target;
@@ -405,23 +527,35 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         private Exception Named(Lz4FormatException error) => _inputName == null || error.InputName != null ? error : error.In(_inputName);
 
+        /// <summary>Once every block is decoded: the working memory goes back, the block being delivered once it is read out.</summary>
+        private void ReleaseWhenDone()
+        {
+            if (_input != null || _aheadLength >= 0)
+            {
+                return;
+            }
+
+            ReturnWorkingMemory(ref _ahead);
+            ReturnWorkingMemory(ref _window);
+            if (_pendingEnd == _pendingStart)
+            {
+                ReturnWorkingMemory(ref _delivering);
+                _pendingStart = _pendingEnd = 0;
+            }
+        }
+
         private void ReleaseInput()
         {
             _input?.Dispose();
             _input = null;
         }
 
-        private void ReleaseWorkingMemory()
-        {
-            ReturnWorkingMemory(ref _scratch);
-            ReturnWorkingMemory(ref _window);
-            _pendingStart = _pendingEnd = 0;
-        }
-
         private PooledArray RentWorkingMemory(int length)
         {
             PooledArray rental = _pool.Rent(length);
             _budget?.Charge(rental.Length);
+            _workingMemory += rental.Length;
+            PeakWorkingMemoryBytes = Math.Max(PeakWorkingMemoryBytes, _workingMemory);
             return rental;
         }
 
@@ -429,6 +563,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             if (rental != null)
             {
+                _workingMemory -= rental.Length;
                 _budget?.Uncharge(rental.Length);
                 rental.Dispose();
                 rental = null;
@@ -438,7 +573,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private void Release()
         {
             ReleaseInput();
-            ReleaseWorkingMemory();
+            ReturnWorkingMemory(ref _delivering);
+            ReturnWorkingMemory(ref _ahead);
+            ReturnWorkingMemory(ref _window);
+            _pendingStart = _pendingEnd = 0;
+            _aheadLength = -1;
             _storedRemaining = 0;
         }
     }

@@ -29,8 +29,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// </summary>
     /// <remarks>
     /// <para>
-    /// A CloudFetch file is decoded as it is read (<see cref="DecodeAsRead"/>): compressed file plus one scratch block
-    /// per reader, never the decoded file. An inline batch is decoded whole into an exact-size array the batch keeps
+    /// A CloudFetch file is decoded as it is read (<see cref="DecodeAsRead"/>): compressed file plus at most two blocks
+    /// per reader (the one being read and, with decode-ahead, the next), never the decoded file. An inline batch is decoded whole into an exact-size array the batch keeps
     /// (Arrow's memory reader builds record batches over it without copying), sized before decoding from the frame
     /// headers, or from every block's sequence tokens when the headers do not make it exact.
     /// </para>
@@ -58,14 +58,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>
         /// Wraps a downloaded CloudFetch file in a stream that decodes it block by block as it is read
         /// (<see cref="Lz4DecodingStream"/>): files waiting in the prefetch queue stay compressed, and the file being read
-        /// costs its compressed bytes plus one scratch block, never its decoded size. The stream owns
-        /// <paramref name="compressed"/> from now on and gives every array back to the scope (the compressed file as
-        /// soon as its last block is decoded).
+        /// costs its compressed bytes plus at most two blocks (one being read, one decoded ahead on a thread-pool
+        /// thread once the stream is read, unless <see cref="DatabricksMemoryOptions.DecodeAheadKey"/> is false), never
+        /// its decoded size. The stream owns <paramref name="compressed"/> from now on and gives every array back to the
+        /// scope (the compressed file as soon as its last block is decoded).
         /// </summary>
         /// <param name="compressed">The downloaded file.</param>
         /// <param name="inputName">Names the file in error messages ("chunk 3"); null: unnamed.</param>
         public Stream DecodeAsRead(PooledBuffer compressed, string? inputName = null) =>
-            new Lz4DecodingStream(new Lz4StreamingDecoder(compressed, _scope.BufferPool, inputName, _scope.Budget), RecordDecode);
+            new Lz4DecodingStream(new Lz4StreamingDecoder(compressed, _scope.BufferPool, inputName, _scope.Budget), RecordDecode, _scope.Options.DecodeAhead);
 
         /// <summary>
         /// Decompresses one inline Arrow batch into an exact-size array that the caller owns, decoding straight into

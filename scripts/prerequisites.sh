@@ -2,7 +2,8 @@
 # Installs the Debian packages the tests need when they are missing: the lz4 CLI and liblz4 (reference
 # LZ4 implementations), git (patch tool tests), curl, thrift-compiler (only for the check that the mock's checked-in
 # Thrift code is current, scripts/regenerate-mock-thrift.sh --check; building needs only the .NET SDK), node and npm
-# (the Node.js conformance suite; Debian's packages when missing). Then the suite's npm packages, pinned by its
+# (the Node.js conformance suite; Debian's packages when missing), mono-complete (the overlay's net472 tests and
+# scripts/verify's .NET Framework section run under Mono). Then the suite's npm packages, pinned by its
 # package-lock.json (npm ci), when its node_modules is missing or older than the lock file. Then the repository's
 # dotnet tools (.config/dotnet-tools.json: dotnet-counters, which records scripts/verify's probe runs), from NuGet.
 # Needs root (or sudo) only when something is missing.
@@ -17,6 +18,9 @@ command -v thrift >/dev/null 2>&1 || missing+=(thrift-compiler)
 # The Node.js conformance suite (integration-tests/NodeConformance) runs the official Databricks Node.js driver.
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+# Mono 6.8, the .NET Framework 4.7.2 stand-in: the overlay's net472 tests run under it (scripts/test), and scripts/verify
+# measures the net472 drivers with it (Power BI Desktop runs the driver on .NET Framework 4.7.2).
+command -v mono >/dev/null 2>&1 || missing+=(mono-complete)
 
 if [ ${#missing[@]} -gt 0 ]; then
     echo "prerequisites: installing ${missing[*]}" >&2

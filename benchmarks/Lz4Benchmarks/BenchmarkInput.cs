@@ -36,9 +36,12 @@ namespace Lz4Benchmarks
         /// <summary>Output bytes that come from stored (incompressible, not LZ4-coded) blocks: copied, never decoded.</summary>
         public long StoredBytes => Blocks.Where(block => block.Stored).Sum(block => (long)block.Bytes.Count);
 
+        /// <summary>The data set every framing holds: the mock's mixed columns, 150,000 rows in 5 record batches (the mock's 32,768 rows each, the last shorter).</summary>
+        public static DatasetSpec Spec { get; } = new DatasetSpec { Rows = 150_000, Seed = 42, Profile = DatasetProfile.Mixed, RowsPerFile = 150_000 };
+
         public static BenchmarkInput Create(string framing)
         {
-            var spec = new DatasetSpec { Rows = 150_000, Seed = 42, Profile = DatasetProfile.Mixed, RowsPerFile = 150_000 };
+            var spec = Spec;
             var generator = new DatasetGenerator(spec);
             byte[] ipc = DatasetFiles.BuildIpcStream(generator, new DatasetLayout(spec), 0).Bytes;
             FrameOptions options = Framings.Options(framing);

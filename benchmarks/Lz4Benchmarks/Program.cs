@@ -13,7 +13,8 @@ namespace Lz4Benchmarks
     {
         /// <summary>
         /// `--interleaved [rounds]`: the round-robin side-by-side comparison (see <see cref="InterleavedComparison"/>),
-        /// the mode whose ratios the README reports. Anything else goes to BenchmarkDotNet, one path at a time, in a
+        /// the mode whose ratios the README reports. `--decode-ahead [rounds] [--contended]`: a consumer that converts
+        /// every value, decode-ahead off and on (see <see cref="DecodeAheadComparison"/>). Anything else goes to BenchmarkDotNet, one path at a time, in a
         /// child process per benchmark as BenchmarkDotNet prefers; `--in-process` measures in this process instead
         /// (no child build, for machines where that is slow).
         /// </summary>
@@ -22,6 +23,13 @@ namespace Lz4Benchmarks
             if (args.Length > 0 && args[0] == "--interleaved")
             {
                 InterleavedComparison.Run(args.Length > 1 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 60);
+                return;
+            }
+
+            if (args.Length > 0 && args[0] == "--decode-ahead")
+            {
+                string[] numbers = args.Skip(1).Where(a => !a.StartsWith("--", StringComparison.Ordinal)).ToArray();
+                DecodeAheadComparison.Run(numbers.Length > 0 ? int.Parse(numbers[0], CultureInfo.InvariantCulture) : 30, args.Contains("--contended"));
                 return;
             }
 

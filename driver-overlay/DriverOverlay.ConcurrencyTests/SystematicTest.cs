@@ -36,10 +36,15 @@ namespace DriverOverlay.ConcurrencyTests
         /// <summary>The same schedules on every run, so that a failure in CI is the failure on a developer's machine.</summary>
         private const uint Seed = 20261128;
 
-        public static void Run(Func<Task> test, ITestOutputHelper output, uint schedules = Schedules)
+        /// <param name="memoryAccessRaces">
+        /// Also interleave at the rewritten code's field loads and stores, not only at locks and tasks: for state that a
+        /// worker changes outside any lock while another thread reads what the protocol says it may.
+        /// </param>
+        public static void Run(Func<Task> test, ITestOutputHelper output, uint schedules = Schedules, bool memoryAccessRaces = false)
         {
             Configuration configuration = Configuration.Create()
                 .WithTestingIterations(schedules)
+                .WithMemoryAccessRaceCheckingEnabled(memoryAccessRaces)
                 .WithRandomGeneratorSeed(Seed)
                 .WithTelemetryEnabled(false)
                 // A wait no controlled operation can end is a deadlock; an uncontrolled wait that never returns (a

@@ -20,11 +20,21 @@ namespace DriverOverlay.Tests
         /// decoded by <see cref="ScopedLz4Decompressor.DecodeAsRead"/> in reads of <paramref name="readSize"/> bytes, every
         /// byte collected. The stream is disposed whatever happens; its errors reach the caller.
         /// </summary>
-        public static byte[] DecodeAsRead(ScopedLz4Decompressor lz4, Lz4BufferPool pool, ReadOnlySpan<byte> compressed, int readSize = 81920, byte? fill = null)
+        public static byte[] DecodeAsRead(ScopedLz4Decompressor lz4, Lz4BufferPool pool, ReadOnlySpan<byte> compressed, int readSize = 81920, byte? fill = null, bool settle = false)
         {
             using Stream stream = lz4.DecodeAsRead(Download(pool, compressed));
-            return ReadAll(stream, readSize, fill);
+            return ReadAll(stream, readSize, fill, settle);
         }
+
+        /// <summary>A scope whose CloudFetch streams decode ahead as <paramref name="mode"/> says (with <see cref="ReadAll"/>'s settle for <see cref="DecodeAhead.Settled"/>).</summary>
+        public static DatabricksMemoryLease CreateScope(DecodeAhead mode, params (string Key, string Value)[] properties) =>
+            Memory.MemoryTestData.CreateScope(mode == DecodeAhead.Off ? [.. properties, (DatabricksMemoryOptions.DecodeAheadKey, "false")] : properties);
+
+        /// <summary>
+        /// Waits until the block decoded ahead after the last read is there (the stream's worker has ended): what the
+        /// next read finds is then known, whatever the thread pool did meanwhile.
+        /// </summary>
+        public static void Settle(Stream stream) => ((Lz4DecodingStream)stream).AheadWorker.GetAwaiter().GetResult();
 
         /// <summary>The bytes as a download leaves them: in an array rented from <paramref name="pool"/>.</summary>
         public static PooledBuffer Download(Lz4BufferPool pool, ReadOnlySpan<byte> compressed)
@@ -38,7 +48,8 @@ namespace DriverOverlay.Tests
         /// Every byte of <paramref name="stream"/>, read <paramref name="readSize"/> bytes at a time into a buffer filled
         /// with <paramref name="fill"/> before each read, when given (what a reused destination held before).
         /// </summary>
-        public static byte[] ReadAll(Stream stream, int readSize, byte? fill = null)
+        /// <param name="settle">After each read, wait for the block decoded ahead (<see cref="Settle"/>).</param>
+        public static byte[] ReadAll(Stream stream, int readSize, byte? fill = null, bool settle = false)
         {
             using var output = new MemoryStream();
             byte[] buffer = new byte[readSize];
@@ -50,6 +61,11 @@ namespace DriverOverlay.Tests
                 }
 
                 int read = stream.Read(buffer, 0, buffer.Length);
+                if (settle)
+                {
+                    Settle(stream);
+                }
+
                 if (read == 0)
                 {
                     return output.ToArray();
@@ -58,5 +74,18 @@ namespace DriverOverlay.Tests
                 output.Write(buffer, 0, read);
             }
         }
+    }
+
+    /// <summary>How a test runs the decode-ahead of a CloudFetch stream.</summary>
+    public enum DecodeAhead
+    {
+        /// <summary>Turned off (<see cref="DatabricksMemoryOptions.DecodeAheadKey"/> false): every block decoded by the read that needs it, as series 1.5.0.</summary>
+        Off,
+
+        /// <summary>On, as the driver runs it: the worker races the reads, so which block goes which way varies from run to run.</summary>
+        AsItComes,
+
+        /// <summary>On, and the block ahead decoded before each next read (<see cref="Lz4Decoding.Settle"/>): the worker's path every time.</summary>
+        Settled,
     }
 }

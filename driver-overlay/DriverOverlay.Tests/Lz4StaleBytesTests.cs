@@ -13,9 +13,9 @@ namespace DriverOverlay.Tests
     /// fuzzing: among mutated blocks, those whose output differed between a zeroed and a 0xEE-filled destination all
     /// had an offset-0 match. Without a content checksum (which refuses such output) the decoders clear a block's output
     /// range first: the whole-input decoder ahead of each block, the streaming one in the reader's buffer before decoding
-    /// into it in place and its scratch block once. Each case runs both ways the streaming decoder writes: through its
-    /// scratch block (small reads) and straight into the reader's buffer (reads of a whole block or more), with the
-    /// reader's buffer filled with the same poison as the pool before every read.
+    /// into it in place and each block buffer once. Each case runs every way the streaming decoder writes: through a
+    /// block buffer (small reads), straight into the reader's buffer (reads of a whole block or more), and decoded ahead
+    /// into the other block buffer, with the reader's buffer filled with the same poison as the pool before every read.
     /// </summary>
     public class Lz4StaleBytesTests
     {
@@ -28,27 +28,34 @@ namespace DriverOverlay.Tests
         private static readonly byte[] s_offsetZeroBlock = Convert.FromHexString("56616C70686100005067616D6D61");
 
         [Theory]
-        [InlineData(3)] // through the scratch block
-        [InlineData(4 * MiB)] // straight into the reader's buffer
-        public void AnOffsetZeroMatchNeverShowsWhatThePooledArrayOrTheReadersBufferHeld(int readSize)
+        [InlineData(3, DecodeAhead.Off)] // through the block buffer
+        [InlineData(4 * MiB, DecodeAhead.Off)] // straight into the reader's buffer
+        [InlineData(3, DecodeAhead.Settled)] // the first block through a block buffer, the rest decoded ahead
+        public void AnOffsetZeroMatchNeverShowsWhatThePooledArrayOrTheReadersBufferHeld(int readSize, DecodeAhead mode)
         {
             byte[] beforeFill = new byte[64];
             beforeFill.AsSpan().Fill(0xEE);
             Assert.Equal(20, K4os.Compression.LZ4.LZ4Codec.Decode(s_offsetZeroBlock, beforeFill)); // K4os takes it...
             Assert.Equal(0xEE, beforeFill[8]); // ...and returns what the destination held
+            // Two frames of the block: with decode-ahead, the second frame's block is decoded ahead.
             byte[] frame = FrameOf(s_offsetZeroBlock, contentChecksum: false);
+            byte[] frames = Concatenate(frame, frame);
 
             byte[]? first = null;
             foreach (byte earlier in new byte[] { Secret, 0xEE })
             {
-                using DatabricksMemoryLease lease = CreateScope();
-                PoisonBufferPool(lease.Scope.BufferPool, arraysPerBucket: 2, earlier, maxLength: 4 * MiB);
-                byte[] decoded = Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, frame, readSize, fill: earlier);
+                using DatabricksMemoryLease lease = Lz4Decoding.CreateScope(mode);
+                PoisonBufferPool(lease.Scope.BufferPool, arraysPerBucket: 3, earlier, maxLength: 4 * MiB);
+                byte[] decoded = Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, frames, readSize, fill: earlier, settle: mode == DecodeAhead.Settled);
 
-                Assert.Equal(20, decoded.Length);
+                Assert.Equal(40, decoded.Length);
                 Assert.DoesNotContain(earlier, decoded);
-                Assert.Equal("alpha", System.Text.Encoding.ASCII.GetString(decoded, 0, 5));
-                Assert.Equal("gamma", System.Text.Encoding.ASCII.GetString(decoded, 15, 5));
+                for (int copy = 0; copy < 2; copy++)
+                {
+                    Assert.Equal("alpha", System.Text.Encoding.ASCII.GetString(decoded, copy * 20, 5));
+                    Assert.Equal("gamma", System.Text.Encoding.ASCII.GetString(decoded, (copy * 20) + 15, 5));
+                }
+
                 first ??= decoded;
                 Assert.Equal(first, decoded); // the same bytes whatever the pool held
             }
@@ -68,9 +75,10 @@ namespace DriverOverlay.Tests
         }
 
         [SkippableTheory]
-        [InlineData(4093)]
-        [InlineData(4 * MiB)]
-        public void MutatedFramesDecodeToTheSameBytesWhateverThePooledArraysHeld(int readSize)
+        [InlineData(4093, DecodeAhead.Off)]
+        [InlineData(4 * MiB, DecodeAhead.Off)]
+        [InlineData(4093, DecodeAhead.Settled)]
+        public void MutatedFramesDecodeToTheSameBytesWhateverThePooledArraysHeld(int readSize, DecodeAhead mode)
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             // Many small frames (short blocks, where a zeroed offset most often yields a block K4os still accepts) and a
@@ -81,8 +89,8 @@ namespace DriverOverlay.Tests
                 .Append(NativeLz4.CompressFrame(TestData.Mixed(300_000, 13), FrameOptions.Databricks))
                 .ToArray();
 
-            using DatabricksMemoryLease zeroed = CreateScope();
-            using DatabricksMemoryLease dirty = CreateScope();
+            using DatabricksMemoryLease zeroed = Lz4Decoding.CreateScope(mode);
+            using DatabricksMemoryLease dirty = Lz4Decoding.CreateScope(mode);
             var random = new Random(20261124);
             int decodedBoth = 0;
             var differing = new List<string>();
@@ -91,10 +99,10 @@ namespace DriverOverlay.Tests
                 for (int i = 0; i < 40; i++)
                 {
                     byte[] input = WithZeroedPair(frame, random);
-                    PoisonBufferPool(zeroed.Scope.BufferPool, arraysPerBucket: 1, poison: 0x00, maxLength: 4 * MiB);
-                    PoisonBufferPool(dirty.Scope.BufferPool, arraysPerBucket: 1, poison: 0xEE, maxLength: 4 * MiB);
-                    byte[]? a = TryDecode(zeroed.Scope, input, readSize, 0x00);
-                    byte[]? b = TryDecode(dirty.Scope, input, readSize, 0xEE);
+                    PoisonBufferPool(zeroed.Scope.BufferPool, arraysPerBucket: 2, poison: 0x00, maxLength: 4 * MiB);
+                    PoisonBufferPool(dirty.Scope.BufferPool, arraysPerBucket: 2, poison: 0xEE, maxLength: 4 * MiB);
+                    byte[]? a = TryDecode(zeroed.Scope, input, readSize, 0x00, mode);
+                    byte[]? b = TryDecode(dirty.Scope, input, readSize, 0xEE, mode);
                     if (a != null && b != null)
                     {
                         decodedBoth++;
@@ -124,11 +132,11 @@ namespace DriverOverlay.Tests
             return input;
         }
 
-        private static byte[]? TryDecode(DatabricksMemoryScope scope, byte[] input, int readSize, byte fill)
+        private static byte[]? TryDecode(DatabricksMemoryScope scope, byte[] input, int readSize, byte fill, DecodeAhead mode)
         {
             try
             {
-                return Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, input, readSize, fill);
+                return Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, input, readSize, fill, settle: mode == DecodeAhead.Settled);
             }
             catch (Lz4FormatException)
             {

@@ -11,17 +11,24 @@ namespace Lz4Reference
     /// </summary>
     public static unsafe class NativeLz4
     {
+#if NETFRAMEWORK
+        // Mono (the .NET Framework stand-in here) has no NativeLibrary resolver; it loads a file name as given.
+        private const string Library = "liblz4.so.1";
+#else
         private const string Library = "lz4";
+#endif
         private const uint FrameApiVersion = 100; // LZ4F_VERSION
         private const int MaxHeaderSize = 19;     // LZ4F_HEADER_SIZE_MAX
 
         private static readonly Lazy<string?> s_loadError = new Lazy<string?>(TryLoad);
 
+#if !NETFRAMEWORK
         static NativeLz4()
         {
             // The package ships only the versioned soname; DllImport("lz4") would look for liblz4.so.
             NativeLibrary.SetDllImportResolver(typeof(NativeLz4).Assembly, Resolve);
         }
+#endif
 
         /// <summary>True when liblz4 can be loaded; otherwise <see cref="UnavailableReason"/> says why.</summary>
         public static bool IsAvailable => s_loadError.Value == null;
@@ -192,6 +199,7 @@ namespace Lz4Reference
             }
         }
 
+#if !NETFRAMEWORK
         private static IntPtr Resolve(string name, Assembly assembly, DllImportSearchPath? searchPath)
         {
             if (name != Library)
@@ -209,6 +217,7 @@ namespace Lz4Reference
 
             return IntPtr.Zero;
         }
+#endif
 
         // LZ4F_preferences_t of lz4 1.9.x (LZ4F_frameInfo_t followed by the compression settings).
         [StructLayout(LayoutKind.Sequential)]

@@ -18,6 +18,7 @@ namespace Harness.Support
         private readonly ConcurrentDictionary<(string Instrument, int Scope, string Pool), long> _sums = new();
         private readonly ConcurrentDictionary<(string Instrument, int Scope, string Pool), long> _peaks = new();
         private readonly ConcurrentDictionary<(string Instrument, int Scope), double> _doubleSums = new();
+        private readonly ConcurrentDictionary<(string Instrument, int Scope, string Pool), long> _observedPeaks = new();
         private readonly object _peakGate = new object();
 
         public OverlayMetricsListener()
@@ -71,6 +72,18 @@ namespace Harness.Support
 
         public long DecodedBytes(int? scope = null) => Sum(MetricNames.Lz4Decoded, scope);
 
+        /// <summary>
+        /// The highest value of every up-down counter and observable instrument seen so far, per instrument (added over
+        /// scopes and pools), for a JSON report: what a pipeline had in flight or waiting at most, whatever the
+        /// instrument's name. Observable instruments are read by <see cref="RecordObservableInstruments"/>.
+        /// </summary>
+        public Dictionary<string, long> PeaksSnapshot() => _peaks.Concat(_observedPeaks)
+            .GroupBy(p => p.Key.Instrument)
+            .ToDictionary(g => g.Key, g => g.Sum(p => p.Value));
+
+        /// <summary>Reads every observable instrument of the meter now (a sampler calls it periodically).</summary>
+        public void RecordObservableInstruments() => _listener.RecordObservableInstruments();
+
         /// <summary>Every sum, flattened for a JSON report.</summary>
         public Dictionary<string, long> Snapshot() => _sums
             .GroupBy(p => p.Key.Pool.Length == 0 ? p.Key.Instrument : $"{p.Key.Instrument}[{p.Key.Pool}]")
@@ -91,7 +104,12 @@ namespace Harness.Support
             }
 
             var key = (instrument.Name, scope, pool);
-            if (instrument is UpDownCounter<long>)
+            if (instrument.IsObservable)
+            {
+                // An observation is the value itself, not a change: only its peak means something over a run.
+                _observedPeaks.AddOrUpdate(key, value, (_, peak) => Math.Max(peak, value));
+            }
+            else if (instrument is UpDownCounter<long>)
             {
                 // The running value and its peak move together, so a peak is never read from a half-applied update.
                 lock (_peakGate)

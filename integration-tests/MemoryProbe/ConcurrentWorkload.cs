@@ -23,7 +23,7 @@ namespace MemoryProbe
             string tag = "probe-concurrent-" + Guid.NewGuid().ToString("N");
             WorkloadQuery[] queries = RunAll(tag);
             (long rows, long values, List<string> errors) = WorkloadQuery.Totals(queries);
-            using var admin = new AdminClient(options.MockUrl);
+            using var admin = new AdminClient(options.MockUrl, options.TrustedCertificate);
             List<JournalEntry> downloads = await admin.JournalAsync(tag: tag, kind: "download").ConfigureAwait(false);
             var details = new Dictionary<string, object?>
             {
@@ -31,7 +31,10 @@ namespace MemoryProbe
                 ["databases"] = options.Databases,
                 // The largest file a reader downloaded: the most a reader that held nothing could take over the budget.
                 ["largestFileBytes"] = downloads.Count == 0 ? null : downloads.Max(d => d.Transfer?.BytesTotal ?? 0),
-                ["perQuery"] = queries.Select(q => new { seed = q.Seed, rows = q.Rows, seconds = q.Seconds, errors = q.Errors.Count }),
+                // The slowest query's time to its first batch (with one query: that query's), from the query's start.
+                ["firstBatchSeconds"] = queries.Max(q => q.FirstBatchSeconds),
+                ["perQuery"] = queries.Select(q => new { seed = q.Seed, rows = q.Rows, seconds = q.Seconds, firstBatchSeconds = q.FirstBatchSeconds, errors = q.Errors.Count }),
+                ["downloads"] = DownloadSummary.Of(downloads),
             };
             string summary = $"{options.Queries} quer{(options.Queries == 1 ? "y" : "ies")} at once on {options.Databases} database(s), " +
                 $"slowest {queries.Max(q => q.Seconds):F2} s";

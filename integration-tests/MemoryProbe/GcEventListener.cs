@@ -38,7 +38,12 @@ namespace MemoryProbe
         private readonly List<(DateTime Time, string Reason)> _gen2 = new List<(DateTime, string)>();
         private long _largeBytes;
 
+        private volatile bool _enabled;
+
         public long LargeObjectBytes => Interlocked.Read(ref _largeBytes);
+
+        /// <summary>True once the runtime's event source was found: .NET's; Mono has none, so nothing here is measured there.</summary>
+        public bool Enabled => _enabled;
 
         /// <summary>
         /// Collections of generation 2 that started between <paramref name="from"/> and <paramref name="to"/> (UTC), by
@@ -67,6 +72,7 @@ namespace MemoryProbe
             if (source.Name == "Microsoft-Windows-DotNETRuntime")
             {
                 EnableEvents(source, EventLevel.Verbose, (EventKeywords)0x1 /* GC */);
+                _enabled = true;
             }
         }
 
@@ -96,7 +102,11 @@ namespace MemoryProbe
                     string name = s_reasonNames.TryGetValue(reason, out string? known) ? known : "reason_" + reason;
                     lock (_gate)
                     {
+                        #if NETFRAMEWORK
+                        _gen2.Add((DateTime.UtcNow, name)); // .NET Framework's event has no time stamp (and Mono sends no GC events)
+#else
                         _gen2.Add((data.TimeStamp.ToUniversalTime(), name));
+#endif
                     }
                 }
             }

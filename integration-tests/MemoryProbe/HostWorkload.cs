@@ -59,16 +59,17 @@ namespace MemoryProbe
             }
 
             using var overlay = new OverlayMetricsListener();
-            using var sampler = new MemorySampler(TimeSpan.FromMilliseconds(50));
+            using var sampler = new MemorySampler(TimeSpan.FromMilliseconds(50), overlay.RecordObservableInstruments);
 
             // An aggressive collection first: it gives the warm-up's free regions back to the OS, which a normal one keeps
             // committed for reuse (measured: 360 MB of them after 80 warm-up queries), so "before open" is what the
             // process needs, and what the scenario adds is not hidden in (or taken from) the warm-up's leftovers.
-            GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
+            RuntimeMeasures.AggressiveCollect();
             long heapBeforeOpen = Program.CompactingCollect();
-            long workingSetBeforeOpen = Environment.WorkingSet;
-            long allocatedBefore = GC.GetTotalAllocatedBytes(precise: true);
+            long workingSetBeforeOpen = RuntimeMeasures.WorkingSet();
+            long? allocatedBefore = RuntimeMeasures.TotalAllocatedBytes();
             int gen2Before = GC.CollectionCount(2);
+            int fullBefore = RuntimeMeasures.FullCollections();
 
             sampler.Start();
             var clock = Stopwatch.StartNew();
@@ -85,8 +86,9 @@ namespace MemoryProbe
 
             clock.Stop();
             sampler.Stop();
-            long allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedBefore;
+            long? allocated = RuntimeMeasures.TotalAllocatedBytes() - allocatedBefore;
             int gen2 = GC.CollectionCount(2) - gen2Before;
+            int fullCollections = RuntimeMeasures.FullCollections() - fullBefore;
 
             // Before the compacting collection: compacting moves live objects and touches pages, which can raise the
             // working set beyond anything the driver did (seen: +60 MB after a partial read).
@@ -114,6 +116,8 @@ namespace MemoryProbe
                 ["wallSeconds"] = clock.Elapsed.TotalSeconds,
                 ["allocatedBytes"] = allocated,
                 ["gen2Collections"] = gen2,
+                ["fullCollections"] = fullCollections,
+                ["runtime"] = RuntimeMeasures.Runtime,
                 ["workingSetBeforeOpenBytes"] = workingSetBeforeOpen,
                 ["peakWorkingSetBytes"] = peakWorkingSet,
                 ["peakWorkingSetAboveBeforeOpenBytes"] = peakWorkingSet - workingSetBeforeOpen,
@@ -128,6 +132,8 @@ namespace MemoryProbe
                     ["retainedBytes"] = overlay.RetainedBytes(),
                     ["all"] = overlay.Snapshot(),
                     ["budget"] = overlay.BudgetSnapshot(),
+                    // Per instrument, the most it reached: a pipeline's files in flight, waiting, its window, when the meter publishes them.
+                    ["peaks"] = overlay.PeaksSnapshot(),
                 },
                 [options.Workload] = run.Details,
                 ["timeline"] = sampler.Samples.Select(s => new { t = s.T, gcHeapBytes = s.GcHeapBytes, workingSetBytes = s.WorkingSetBytes }),

@@ -5,7 +5,8 @@ namespace MemoryProbe
     /// <summary>
     /// Samples the GC heap and the working set every few milliseconds on a background thread: the timeline of the
     /// report's chart, and the peaks. Sampling misses peaks shorter than the interval; the working-set peak also
-    /// comes from the OS (Process.PeakWorkingSet64), which does not.
+    /// comes from the OS (Process.PeakWorkingSet64), which does not. An optional action runs with every sample (reading
+    /// the driver's observable instruments).
     /// </summary>
     internal sealed class MemorySampler : IDisposable
     {
@@ -13,11 +14,13 @@ namespace MemoryProbe
         private readonly Stopwatch _clock = new Stopwatch();
         private readonly List<Sample> _samples = new List<Sample>(4096);
         private readonly Thread _thread;
+        private readonly Action? _withEachSample;
         private volatile bool _stop;
 
-        public MemorySampler(TimeSpan interval)
+        public MemorySampler(TimeSpan interval, Action? withEachSample = null)
         {
             _interval = interval;
+            _withEachSample = withEachSample;
             _thread = new Thread(Run) { IsBackground = true, Name = "memory sampler" };
         }
 
@@ -57,8 +60,9 @@ namespace MemoryProbe
 
         private void Take()
         {
+            _withEachSample?.Invoke();
             long heap = GC.GetTotalMemory(forceFullCollection: false);
-            long workingSet = Environment.WorkingSet;
+            long workingSet = RuntimeMeasures.WorkingSet();
             lock (_samples)
             {
                 _samples.Add(new Sample(_clock.Elapsed.TotalSeconds, heap, workingSet));

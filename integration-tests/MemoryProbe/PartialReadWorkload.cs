@@ -82,8 +82,8 @@ namespace MemoryProbe
             AdbcDatabase database = ProbeDriver.Open(options);
             AdbcConnection connection = database.Connect(null);
             AdbcStatement statement = connection.CreateStatement();
-            string throttle = options.DownloadBytesPerSecond > 0 ? $", faults='throttle bps={options.DownloadBytesPerSecond} times=always'" : "";
-            statement.SqlQuery = ProbeOptions.Statement(options.Rows, options.Seed, $"tag={tag}{throttle}");
+            string network = options.DownloadFaults is string faults ? ", " + faults : "";
+            statement.SqlQuery = ProbeOptions.Statement(options.Rows, options.Seed, $"tag={tag}{network}");
             IDisposable? reader = null;
             try
             {

@@ -6,7 +6,8 @@ namespace MemoryProbe
     /// Command line: --mock-url URL --label stock|patched --scenario NAME --rows N --output FILE [--seed S] [--warmup-rows N]
     /// [--sample-every K] [--token T] [--property key=value]... [--heap-report FILE] [--print-statement] [--never-dispose-batches]
     /// [--workload full-read|partial-read|concurrent|sequential] [--queries N] [--databases N] [--hold-ms MS]
-    /// [--download-bps N] [--idle-seconds S] [--warmup-queries N] (the workloads other than full-read: see HostWorkload)
+    /// [--download-bps N] [--ttfb-ms MS] [--link-bps N] (the mock's network, see DownloadFaults)
+    /// [--idle-seconds S] [--warmup-queries N] (the workloads other than full-read: see HostWorkload)
     /// [--protocol thrift|rest] [--trusted-certificate PEM] (see ProbeDriver).
     /// </summary>
     internal sealed class ProbeOptions
@@ -84,8 +85,42 @@ namespace MemoryProbe
         /// <summary>Partial read: how long the application keeps the reader after its first batch before disposing it.</summary>
         public int HoldMilliseconds { get; private set; } = 1000;
 
-        /// <summary>The mock sends each file at this rate (bytes/s, 0: as fast as it can), as a real network would (partial read, full read).</summary>
+        /// <summary>The mock sends each file at this rate (bytes/s, 0: as fast as it can), as a real network would.</summary>
         public long DownloadBytesPerSecond { get; private set; }
+
+        /// <summary>The mock waits this long before answering each download (its time to first byte; 0: none).</summary>
+        public int TimeToFirstByteMilliseconds { get; private set; }
+
+        /// <summary>Every download of the query goes through one link of this rate that they share (bytes/s, 0: none).</summary>
+        public long LinkBytesPerSecond { get; private set; }
+
+        /// <summary>
+        /// The mock's network for the measured queries as the statement's download faults (integration-tests/README.md,
+        /// "Fault catalogue"), "faults='...'", or null when the downloads go at loopback speed. Every workload passes it on.
+        /// </summary>
+        public string? DownloadFaults
+        {
+            get
+            {
+                var faults = new List<string>();
+                if (DownloadBytesPerSecond > 0)
+                {
+                    faults.Add($"throttle bps={DownloadBytesPerSecond} times=always");
+                }
+
+                if (TimeToFirstByteMilliseconds > 0)
+                {
+                    faults.Add($"slow delay_ms={TimeToFirstByteMilliseconds} times=always");
+                }
+
+                if (LinkBytesPerSecond > 0)
+                {
+                    faults.Add($"link bps={LinkBytesPerSecond} times=always");
+                }
+
+                return faults.Count == 0 ? null : string.Create(CultureInfo.InvariantCulture, $"faults='{string.Join("; ", faults)}'");
+            }
+        }
 
         /// <summary>Sequential: seconds the process stays idle after the last query, with the database still open.</summary>
         public double IdleSeconds { get; private set; }
@@ -107,7 +142,11 @@ namespace MemoryProbe
                     case "--sample-every": options.SampleEvery = int.Parse(Value(), CultureInfo.InvariantCulture); break;
                     case "--token": options.Token = Value(); break;
                     case "--output": options.Output = Value(); break;
+#if NETFRAMEWORK
+                    case "--heap-report": throw new ArgumentException("--heap-report reads a .NET heap dump; this is the probe's .NET Framework build");
+#else
                     case "--heap-report": options.HeapReport = Value(); break;
+#endif
                     case "--never-dispose-batches": options.NeverDisposeBatches = true; break;
                     case "--print-statement": options.PrintStatement = true; break;
                     case "--workload": options.Workload = HostWorkload.CheckName(Value()); break;
@@ -116,6 +155,8 @@ namespace MemoryProbe
                     case "--databases": options.Databases = AtLeast(int.Parse(Value(), CultureInfo.InvariantCulture), 1, "--databases"); break;
                     case "--hold-ms": options.HoldMilliseconds = AtLeast(int.Parse(Value(), CultureInfo.InvariantCulture), 0, "--hold-ms"); break;
                     case "--download-bps": options.DownloadBytesPerSecond = AtLeast(long.Parse(Value(), CultureInfo.InvariantCulture), 0, "--download-bps"); break;
+                    case "--ttfb-ms": options.TimeToFirstByteMilliseconds = AtLeast(int.Parse(Value(), CultureInfo.InvariantCulture), 0, "--ttfb-ms"); break;
+                    case "--link-bps": options.LinkBytesPerSecond = AtLeast(long.Parse(Value(), CultureInfo.InvariantCulture), 0, "--link-bps"); break;
                     case "--idle-seconds": options.IdleSeconds = AtLeast(double.Parse(Value(), CultureInfo.InvariantCulture), 0, "--idle-seconds"); break;
                     case "--protocol": options.Protocol = ProbeDriver.CheckProtocol(Value()); break;
                     case "--trusted-certificate": options.TrustedCertificate = Value(); break;

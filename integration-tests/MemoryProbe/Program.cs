@@ -102,10 +102,12 @@ namespace MemoryProbe
             using var sampler = new MemorySampler(TimeSpan.FromMilliseconds(50));
 
             long heapBeforeOpen = CompactingCollect();
-            long workingSetBeforeOpen = Environment.WorkingSet;
+            long workingSetBeforeOpen = RuntimeMeasures.WorkingSet();
+#if !NETFRAMEWORK // ProbeOptions refuses --heap-report on .NET Framework
             HeapReport? heapReport = options.HeapReport == null ? null : new HeapReport(options.HeapReport);
             heapReport?.DumpBeforeOpen();
-            long allocatedBefore = GC.GetTotalAllocatedBytes(precise: true);
+#endif
+            long? allocatedBefore = RuntimeMeasures.TotalAllocatedBytes();
             int[] collectionsBefore = Collections();
             long lohBefore = gcEvents.LargeObjectBytes;
 
@@ -119,7 +121,7 @@ namespace MemoryProbe
             DateTime runEnd = DateTime.UtcNow;
             sampler.Stop();
 
-            long allocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedBefore;
+            long? allocated = RuntimeMeasures.TotalAllocatedBytes() - allocatedBefore;
             int[] collections = Collections().Zip(collectionsBefore, (after, before) => after - before).ToArray();
             long lohAllocated = gcEvents.LargeObjectBytes - lohBefore;
             // Twice: with the disposed database still referenced (what a driver whose pools live as long as that object
@@ -127,7 +129,9 @@ namespace MemoryProbe
             long heapAfterDisposeDatabaseKept = CompactingCollect();
             keptDatabase.Value = null;
             long heapAfterDispose = CompactingCollect();
+#if !NETFRAMEWORK
             heapReport?.DumpAfterDispose();
+#endif
             long decoded = overlay.DecodedBytes();
 
             // GCStart events arrive a little after the fact; by now (two blocking collections later) the run's have.
@@ -153,12 +157,15 @@ namespace MemoryProbe
                 ["firstBatchSeconds"] = run.FirstBatchSeconds,
                 ["longestBatchWaitSeconds"] = run.LongestBatchWaitSeconds,
                 ["allocatedBytes"] = allocated,
-                ["allocatedBytesPerDecompressedByte"] = decoded > 0 ? (double)allocated / decoded : null,
+                ["allocatedBytesPerDecompressedByte"] = decoded > 0 ? (double?)allocated / decoded : null,
                 ["gen0Collections"] = collections[0],
                 ["gen1Collections"] = collections[1],
                 ["gen2Collections"] = collections[2],
-                ["gen2CollectionsByReason"] = gen2ByReason,
-                ["lohAllocatedBytes"] = lohAllocated,
+                // GC.MaxGeneration's: Gen2 on .NET, every major collection on Mono (two generations).
+                ["fullCollections"] = collections[GC.MaxGeneration],
+                ["gen2CollectionsByReason"] = gcEvents.Enabled ? gen2ByReason : null,
+                // From the runtime's GC events, which Mono does not send: null there, not zero.
+                ["lohAllocatedBytes"] = gcEvents.Enabled ? lohAllocated : null,
                 ["peakGcHeapBytes"] = sampler.PeakGcHeapBytes,
                 ["peakWorkingSetBytes"] = Process.GetCurrentProcess().PeakWorkingSet64,
                 ["workingSetBeforeOpenBytes"] = workingSetBeforeOpen,
@@ -192,6 +199,7 @@ namespace MemoryProbe
                     ["latencyMode"] = GCSettings.LatencyMode.ToString(),
                     ["processors"] = Environment.ProcessorCount,
                     ["runtime"] = Environment.Version.ToString(),
+                    ["runtimeName"] = RuntimeMeasures.Runtime,
                 },
                 ["timeline"] = sampler.Samples.Select(s => new { t = s.T, gcHeapBytes = s.GcHeapBytes, workingSetBytes = s.WorkingSetBytes }),
             };
@@ -199,9 +207,11 @@ namespace MemoryProbe
             Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(options.Output))!);
             await File.WriteAllTextAsync(options.Output, JsonSerializer.Serialize(result, new JsonSerializerOptions { WriteIndented = true })).ConfigureAwait(false);
             // Last: the dump analysis allocates a lot, and every number above is already taken.
+#if !NETFRAMEWORK
             heapReport?.Write(heapBeforeOpen, heapAfterDispose);
+#endif
             Console.WriteLine($"{options.Label}/{options.Scenario}: {run.Rows:N0} rows in {clock.Elapsed.TotalSeconds:F2} s, " +
-                $"allocated {allocated / 1048576.0:F0} MB, gen2 {collections[2]} ({string.Join(", ", gen2ByReason.Select(r => r.Key + " " + r.Value))}), peak WS {Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0:F0} MB, " +
+                $"allocated {(allocated is long bytes ? $"{bytes / 1048576.0:F0} MB" : "unknown")}, full collections {collections[GC.MaxGeneration]} ({string.Join(", ", gen2ByReason.Select(r => r.Key + " " + r.Value))}), peak WS {Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0:F0} MB, " +
                 $"heap after dispose {(heapAfterDispose - heapBeforeOpen) / 1048576.0:+0.00;-0.00} MB " +
                 $"({(heapAfterDisposeDatabaseKept - heapBeforeOpen) / 1048576.0:+0.00;-0.00} MB with the database object kept)" +
                 (run.Error != null ? $", FAILED: {run.Error}" : run.Errors.Count > 0 ? $", {run.Errors.Count} wrong values" : ", every checked value right"));
@@ -223,10 +233,8 @@ namespace MemoryProbe
                 keepDatabase.Value = database; // disposed by the using, still referenced through the box
                 using AdbcConnection connection = database.Connect(null);
                 using AdbcStatement statement = connection.CreateStatement();
-                // With --download-bps the mock sends each file at that rate, as a real network would (the data is the same).
-                statement.SqlQuery = options.DownloadBytesPerSecond > 0
-                    ? ProbeOptions.Statement(rows, options.Seed, $"faults='throttle bps={options.DownloadBytesPerSecond} times=always'")
-                    : options.Statement(rows);
+                // With --download-bps, --ttfb-ms or --link-bps the mock sends the files as that network would (the data is the same).
+                statement.SqlQuery = ProbeOptions.Statement(rows, options.Seed, options.DownloadFaults);
                 QueryResult result = statement.ExecuteQuery();
                 using (result.Stream)
                 {

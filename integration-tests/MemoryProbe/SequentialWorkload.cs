@@ -69,7 +69,7 @@ namespace MemoryProbe
 
                     // What the OS could get back: an aggressive collection decommits every free region the GC keeps
                     // committed for reuse, which a normal one leaves in the working set.
-                    GC.Collect(GC.MaxGeneration, GCCollectionMode.Aggressive, blocking: true, compacting: true);
+                    RuntimeMeasures.AggressiveCollect();
                     samples.Add(Sample.Take("after idle and an aggressive collection", 0, overlay));
                 }
             }
@@ -82,7 +82,7 @@ namespace MemoryProbe
         /// memory the GC had committed at its last collection (heap plus the free space it keeps for reuse), the working
         /// set, the process's threads, and the patched driver's pools (bytes lent out and kept free; 0 for the stock driver).
         /// </summary>
-        internal sealed record Sample(string Point, int Query, double T, long GcHeapBytes, long GcCommittedBytes, long WorkingSetBytes, int Threads,
+        internal sealed record Sample(string Point, int Query, double T, long GcHeapBytes, long? GcCommittedBytes, long WorkingSetBytes, int Threads,
             long PoolInUseBytes, long PoolRetainedBytes)
         {
             private static readonly System.Diagnostics.Stopwatch s_clock = System.Diagnostics.Stopwatch.StartNew();
@@ -90,8 +90,8 @@ namespace MemoryProbe
             public static Sample Take(string point, int query, OverlayMetricsListener overlay)
             {
                 using var process = System.Diagnostics.Process.GetCurrentProcess();
-                return new Sample(point, query, s_clock.Elapsed.TotalSeconds, GC.GetTotalMemory(forceFullCollection: false), GC.GetGCMemoryInfo().TotalCommittedBytes,
-                    Environment.WorkingSet, process.Threads.Count, overlay.InUseBytes(), overlay.RetainedBytes());
+                return new Sample(point, query, s_clock.Elapsed.TotalSeconds, GC.GetTotalMemory(forceFullCollection: false), RuntimeMeasures.GcCommittedBytes(),
+                    RuntimeMeasures.WorkingSet(), process.Threads.Count, overlay.InUseBytes(), overlay.RetainedBytes());
             }
         }
     }

@@ -16,6 +16,7 @@ using Microsoft.Extensions.Logging;
 using MockDatabricks.Server;
 using MockDatabricks.Server.Endpoints;
 using MockDatabricks.Server.Faults;
+using MockDatabricks.Server.Network;
 using MockDatabricks.Server.Rest;
 using MockDatabricks.Server.ResultSets;
 using MockDatabricks.Server.State;
@@ -41,7 +42,7 @@ if (options.ProbeHealthUrl != null)
 X509Certificate2? certificate = null;
 if (options.Https)
 {
-    certificate = GeneratedCertificate.Create(options.PublicUrl == null ? null : new Uri(options.PublicUrl).Host);
+    certificate = GeneratedCertificate.Create(options.PublicUrl == null ? null : new Uri(options.PublicUrl).Host, options.TlsKey);
     string certificateFile = options.TlsCertificateOut ?? Path.Combine(Path.GetTempPath(), $"mock-databricks-{Environment.ProcessId}.crt");
     GeneratedCertificate.WritePem(certificate, certificateFile);
 
@@ -76,6 +77,7 @@ builder.WebHost.UseKestrel(kestrel =>
 builder.Services.AddSingleton(options);
 builder.Services.AddSingleton<RequestJournal>();
 builder.Services.AddSingleton<AdminFaultRegistry>();
+builder.Services.AddSingleton<SharedLinks>();
 builder.Services.AddSingleton<SessionRegistry>();
 builder.Services.AddSingleton(new DatasetStore(options.CacheBytes));
 builder.Services.AddSingleton<ResultBuilder>();

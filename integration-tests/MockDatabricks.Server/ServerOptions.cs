@@ -28,6 +28,9 @@ namespace MockDatabricks.Server
         /// <summary>Where --https writes the certificate's PEM; default a file in the temp folder named after the process.</summary>
         public string? TlsCertificateOut { get; private set; }
 
+        /// <summary>The generated certificate's key: <c>ecdsa</c> (P-256, the default) or <c>rsa</c> (2048, what a warehouse presents).</summary>
+        public string TlsKey { get; private set; } = Tls.GeneratedCertificate.Ecdsa;
+
         public bool Verbose { get; private set; }
 
         public static ServerOptions Parse(string[] args)
@@ -51,6 +54,11 @@ namespace MockDatabricks.Server
             }
 
             options.TlsCertificateOut = Environment.GetEnvironmentVariable("MOCK_DATABRICKS_TLS_CERT_OUT") is { Length: > 0 } certOut ? certOut : null;
+            if (Environment.GetEnvironmentVariable("MOCK_DATABRICKS_TLS_KEY") is { Length: > 0 } tlsKey)
+            {
+                options.TlsKey = Tls.GeneratedCertificate.CheckKeyAlgorithm(tlsKey);
+            }
+
             if (Environment.GetEnvironmentVariable("MOCK_DATABRICKS_CACHE_MB") is { Length: > 0 } cache)
             {
                 options.CacheBytes = long.Parse(cache, CultureInfo.InvariantCulture) * 1024 * 1024;
@@ -82,6 +90,9 @@ namespace MockDatabricks.Server
                     case "--tls-cert-out":
                         options.TlsCertificateOut = Next();
                         break;
+                    case "--tls-key":
+                        options.TlsKey = Tls.GeneratedCertificate.CheckKeyAlgorithm(Next());
+                        break;
                     case "--probe-health":
                         options.ProbeHealthUrl = Next();
                         break;
@@ -101,11 +112,12 @@ namespace MockDatabricks.Server
 
         public const string Usage =
             "Usage: MockDatabricks.Server [--bind 127.0.0.1|0.0.0.0] [--port N (0 = any free)] [--token T] [--public-url URL] [--cache-mb N]\n" +
-            "                             [--https [--tls-cert-out FILE]] [--verbose]\n" +
-            "       --https serves TLS with a certificate generated at start and writes its PEM to FILE (default: the temp folder)\n" +
+            "                             [--https [--tls-cert-out FILE] [--tls-key ecdsa|rsa]] [--verbose]\n" +
+            "       --https serves TLS with a certificate generated at start and writes its PEM to FILE (default: the temp folder);\n" +
+            "       its key is ECDSA P-256, or RSA 2048 with --tls-key rsa (what a warehouse presents; Mono 6.8 reads only RSA)\n" +
             "       MockDatabricks.Server --probe-health http://127.0.0.1:8080/health   (exit 0 when healthy, 1 otherwise)\n" +
             "Environment: MOCK_DATABRICKS_BIND, MOCK_DATABRICKS_PORT, MOCK_DATABRICKS_TOKEN, MOCK_DATABRICKS_PUBLIC_URL, MOCK_DATABRICKS_CACHE_MB,\n" +
-            "             MOCK_DATABRICKS_HTTPS (1/true), MOCK_DATABRICKS_TLS_CERT_OUT.";
+            "             MOCK_DATABRICKS_HTTPS (1/true), MOCK_DATABRICKS_TLS_CERT_OUT, MOCK_DATABRICKS_TLS_KEY (ecdsa/rsa).";
 
         private static int ParsePort(string value)
         {

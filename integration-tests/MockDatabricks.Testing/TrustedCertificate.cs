@@ -14,6 +14,20 @@ namespace MockDatabricks.Testing
         /// <summary>A handler that trusts the PEM at <paramref name="pemPath"/>, or the system's defaults when it is null.</summary>
         public static HttpMessageHandler Handler(string? pemPath)
         {
+#if NETFRAMEWORK
+            // The memory probe's net472 build (under Mono): no SocketsHttpHandler, no custom chain trust. The mock's
+            // certificate is self-signed, so it is trusted exactly when it is the one presented, for the right name.
+            var frameworkHandler = new HttpClientHandler { UseProxy = false };
+            if (pemPath != null)
+            {
+                byte[] trusted = new X509Certificate2(pemPath).RawData;
+                frameworkHandler.ServerCertificateCustomValidationCallback = (_, certificate, _, errors) =>
+                    certificate != null && (errors & (SslPolicyErrors.RemoteCertificateNameMismatch | SslPolicyErrors.RemoteCertificateNotAvailable)) == 0
+                    && System.Linq.Enumerable.SequenceEqual(certificate.RawData, trusted);
+            }
+
+            return frameworkHandler;
+#else
             var handler = new SocketsHttpHandler { UseProxy = false };
             if (pemPath == null)
             {
@@ -35,6 +49,7 @@ namespace MockDatabricks.Testing
                 return chain.Build(certificate as X509Certificate2 ?? X509CertificateLoader.LoadCertificate(certificate.GetRawCertData()));
             };
             return handler;
+#endif
         }
     }
 }

@@ -21,6 +21,11 @@ public class SharedSeriesTests
 
         File.WriteAllText(Path.Combine(SharedFolder(fake), "series"), $"# Shared by both fake tags.\n{FakeAdbc.DisposePatch}\n{FakeAdbc.ConnectionPatch}\n");
         File.WriteAllText(Path.Combine(tag21, "series"), $"# Test series for the fake tag 21.\ninclude {Shared}\n");
+        // Whoever moves patches runs export, which lists them in the series READMEs (shared and tag 21) as it does.
+        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        Assert.Equal(0, fake.Tool("export").ExitCode);
+        fake.Git("reset", "-q", "--hard", FakeAdbc.Tag21);
+        File.Delete(fake.ProvenancePath);
         // Tag 22 changes a file outside the driver only, as upstream tags 22 and 23 did for the Databricks driver.
         fake.AddBase(FakeAdbc.Tag22, f => f.WriteFile("README.md", "fake arrow-adbc, next release\n"));
         return SharedFolder(fake);

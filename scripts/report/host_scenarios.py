@@ -1,5 +1,6 @@
 """The report's "Host scenarios" section (issue 16): what a Power BI host does besides one full read, stock vs patched,
-from the memory probe's host workloads (scripts/verify.d/host-scenarios.sh runs them into OUT/results-host/).
+from the memory probe's host workloads (scripts/verify.d/host-scenarios.sh runs them into OUT/results-host/); issue 34's
+consumer and network scenarios are a subsection of their own (scripts/report/pipeline_scenarios.py).
 
     section(results_dir, output_dir) -> (markdown lines, targets, correctness failures)
 
@@ -363,10 +364,19 @@ def section(results_dir, output_dir):
                 "Each scenario in its own probe process per run, stock and patched interleaved; medians. \"Above before "
                 "open\" is the peak working set minus the working set just before the scenario opened its first database "
                 "(the runtime, the warm-up and the probe, alike for both drivers).", ""]
-    partial_read(s)
-    concurrent(s)
-    long_lived(s, pathlib.Path(output_dir))
-    wide(s)
+    # A subsection for the scenarios that ran (scripts/verify --host-scenarios runs some of them).
+    ran = {scenario for _, scenario in groups}
+    if ran & set(PARTIAL):
+        partial_read(s)
+    if ran & set(CONCURRENT):
+        concurrent(s)
+    if LONG_LIVED in ran:
+        long_lived(s, pathlib.Path(output_dir))
+    if WIDE in ran:
+        wide(s)
+    import pipeline_scenarios
+    if ran & set(pipeline_scenarios.SCENARIOS):
+        pipeline_scenarios.section(s)
     failures = correctness(groups)
     s.lines += ["### Host scenario targets", "", "| Target | Goal | Measured | Met |", "|---|---|---|---|"]
     s.lines += [f"| {t['name']} | {t['target']} | {t['measured']} | {'yes' if t['met'] else '**no**'} |" for t in s.targets]

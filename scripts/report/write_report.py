@@ -3,7 +3,8 @@
 a markdown table with the targets (issues 4 and 11 for apache/arrow-adbc bases, issue 20 for the driver's new home
 adbc-drivers/databricks), a PNG chart of GC heap over time, and summary.json.
 
-    write_report.py [--upstream-tests SUMMARY_JSON] [--rest-results DIR] RESULTS_DIR OUTPUT_DIR
+    write_report.py [--upstream-tests SUMMARY_JSON] [--rest-results DIR] [--mono-results DIR [--mono-build-notes FILE]]
+                    RESULTS_DIR OUTPUT_DIR
                     [COUNTERS_DIR [BUILD_NOTES_JSON [HOST_RESULTS_DIR]]]
 
 Each result file is the probe's JSON (see integration-tests/MemoryProbe). Runs are grouped by
@@ -18,7 +19,10 @@ Their correctness checks count toward the exit status; their targets are goals (
 cause, not hidden), listed in summary.json as hostTargets, and do not turn the exit status to 2.
 --upstream-tests: upstream's test project run against the mock, stock and patched, compared per class
 (scripts/report/upstream_tests.py's summary); --rest-results: the probe's runs over the REST protocol
-(scripts/report/rest_protocol.py). Each is a section of its own; their correctness failures count toward the exit status.
+(scripts/report/rest_protocol.py); --mono-results: the net472 drivers under Mono, the .NET Framework stand-in
+(scripts/report/mono_runtime.py; its targets are goals, listed in summary.json as monoTargets), with the net472 build's
+notes (--mono-build-notes, written by `scripts/patch publish --build-notes`). Each is a section of its
+own; their correctness failures count toward the exit status.
 Uses matplotlib (Debian: python3-matplotlib), run with the system python.
 """
 import csv
@@ -295,13 +299,59 @@ def counter_recordings(counters_dir, out):
                     "still counted.", ""]
 
 
-def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=None, upstream_summary=None, rest_dir=None):
+def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=None, upstream_summary=None, rest_dir=None,
+         mono_dir=None, mono_notes_file=None):
     runs = load(results_dir)
-    if not runs:
+    if not runs and not host_dir:
         print(f"report: no probe results in {results_dir}", file=sys.stderr)
         return 1
     out = pathlib.Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
+    notes = verify_notes.load(notes_file)
+    if runs:
+        lines, targets, failures = full_read(runs, notes, out)
+    else:
+        # scripts/verify --host-only: the host scenarios alone.
+        base = (notes or {}).get("base")
+        lines = ["# Host scenarios" + (f" on {base['tag']}" if base else ""), "",
+                 "The full-read runs were not part of this run (`scripts/verify --host-only`).", ""]
+        targets, failures = [], []
+    host_targets = []
+    if host_dir:
+        import host_scenarios
+        host_lines, host_targets, host_failures = host_scenarios.section(host_dir, out)
+        lines += host_lines
+        failures += host_failures
+    if rest_dir:
+        import rest_protocol
+        rest_lines, rest_failures = rest_protocol.section(rest_dir)
+        lines += rest_lines
+        failures += rest_failures
+    mono_targets = []
+    if mono_dir:
+        import mono_runtime
+        mono_lines, mono_targets, mono_failures = mono_runtime.section(mono_dir, verify_notes.load(mono_notes_file))
+        lines += mono_lines
+        failures += mono_failures
+    if upstream_summary:
+        import upstream_tests
+        upstream_lines, upstream_failures = upstream_tests.section(json.loads(pathlib.Path(upstream_summary).read_text()),
+                                                                    upstream_tests.commands(upstream_summary))
+        lines += upstream_lines
+        failures += upstream_failures
+    lines += verify_notes.section(notes)
+    lines += counter_recordings(counters_dir, out)
+    (out / "report.md").write_text("\n".join(lines) + "\n")
+    (out / "summary.json").write_text(json.dumps({"targets": targets, "hostTargets": host_targets, "monoTargets": mono_targets,
+                                                        "correctnessFailures": failures}, indent=2) + "\n")
+    print("\n".join(lines))
+    if failures:
+        return 1
+    return 0 if all(t["met"] for t in targets) else 2
+
+
+def full_read(runs, notes, out):
+    """The full read's table, targets, correctness and chart: (markdown lines, targets, correctness failures)."""
     metrics = with_gen2_reasons(runs)
     groups = group(runs)
     scenarios = sorted({scenario for _, scenario in groups})
@@ -309,7 +359,6 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=N
     doubled_scenario = main_scenario + DOUBLED_SUFFIX
     undisposed_scenario = main_scenario + UNDISPOSED_SUFFIX
 
-    notes = verify_notes.load(notes_file)
     base = (notes or {}).get("base")
     lines = [f"# Stock vs patched: {main_scenario}" + (f" on {base['tag']}" if base else ""), ""]
     if base:
@@ -338,36 +387,13 @@ def main(results_dir, output_dir, counters_dir=None, notes_file=None, host_dir=N
 
     chart(groups, main_scenario, out / "gc-heap.png")
     lines += ["", "![GC heap over time](gc-heap.png)", ""]
-    host_targets = []
-    if host_dir:
-        import host_scenarios
-        host_lines, host_targets, host_failures = host_scenarios.section(host_dir, out)
-        lines += host_lines
-        failures += host_failures
-    if rest_dir:
-        import rest_protocol
-        rest_lines, rest_failures = rest_protocol.section(rest_dir)
-        lines += rest_lines
-        failures += rest_failures
-    if upstream_summary:
-        import upstream_tests
-        upstream_lines, upstream_failures = upstream_tests.section(json.loads(pathlib.Path(upstream_summary).read_text()),
-                                                                    upstream_tests.commands(upstream_summary))
-        lines += upstream_lines
-        failures += upstream_failures
-    lines += verify_notes.section(notes)
-    lines += counter_recordings(counters_dir, out)
-    (out / "report.md").write_text("\n".join(lines) + "\n")
-    (out / "summary.json").write_text(json.dumps({"targets": targets, "hostTargets": host_targets, "correctnessFailures": failures}, indent=2) + "\n")
-    print("\n".join(lines))
-    if failures:
-        return 1
-    return 0 if all(t["met"] for t in targets) else 2
+    return lines, targets, failures
 
 
 def parse(argv):
     """The positional arguments (missing ones None) and the --name VALUE options, as main's keyword arguments."""
-    options = {"--upstream-tests": "upstream_summary", "--rest-results": "rest_dir"}
+    options = {"--upstream-tests": "upstream_summary", "--rest-results": "rest_dir", "--mono-results": "mono_dir",
+               "--mono-build-notes": "mono_notes_file"}
     keywords, positional = {}, []
     arguments = iter(argv)
     for argument in arguments:

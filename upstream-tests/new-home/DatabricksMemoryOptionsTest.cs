@@ -38,6 +38,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         private const string BatchesPooled = "adbc.databricks.memory.arrow_batches_pooled";
         private const string BatchRetained = "adbc.databricks.memory.arrow_batch_pool_max_retained_mb";
         private const string Poison = "adbc.databricks.memory.poison_returned_arrays";
+        private const string DecodeAhead = "adbc.databricks.memory.decode_ahead";
 
         [Fact]
         public void Keys_AsDeclared_AreThePublishedNames()
@@ -115,6 +116,24 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(40L * MiB, both.BudgetBytes);
             Assert.Equal(10L * MiB, both.BufferPoolMaxRetainedBytes);
             Assert.Contains("from 1 to", Assert.Throws<ArgumentException>(() => ParseOptions((Budget, "0"))).Message);
+        }
+
+        [Fact]
+        public void FromProperties_DecodeAhead_IsOnByDefaultAndTurnedOffByItsKey()
+        {
+            // Act
+            DatabricksMemoryOptions byDefault = ParseOptions();
+            DatabricksMemoryOptions off = ParseOptions((DecodeAhead, "false"));
+            DatabricksMemoryOptions onInAnyCase = ParseOptions(("ADBC.Databricks.Memory.Decode_Ahead", "TRUE"));
+            ArgumentException invalid = Assert.Throws<ArgumentException>(() => ParseOptions((DecodeAhead, "sometimes")));
+
+            // Assert
+            Assert.Equal(DecodeAhead, DatabricksMemoryOptions.DecodeAheadKey);
+            Assert.True(byDefault.DecodeAhead);
+            Assert.True(DatabricksMemoryOptions.Default.DecodeAhead);
+            Assert.False(off.DecodeAhead);
+            Assert.True(onInAnyCase.DecodeAhead);
+            Assert.Contains("'true' and 'false'", invalid.Message);
         }
 
         [Fact]

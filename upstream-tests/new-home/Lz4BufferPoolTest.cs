@@ -447,15 +447,24 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         {
             // Arrange
             Lz4BufferPool pool = NewPool(MiB, 64 * MiB, out _);
-            WeakReference[] kept = RentAndReturn(pool, 3);
-            WeakReference lateReturn = RentNowReturnAfterRelease(pool, out Action returnIt);
+            WeakReference[] kept = null!;
+            WeakReference lateReturn = null!;
+            Action returnIt = null!;
+            OnOwnThread(() =>
+            {
+                kept = RentAndReturn(pool, 3);
+                lateReturn = RentNowReturnAfterRelease(pool, out returnIt);
+            });
             FullCollect();
             Assert.All(kept, reference => Assert.True(reference.IsAlive, "the pool keeps returned arrays until release"));
 
             // Act
             pool.Release();
-            returnIt();
-            returnIt = null!;
+            OnOwnThread(() =>
+            {
+                returnIt();
+                returnIt = null!;
+            });
             FullCollect();
 
             // Assert

@@ -17,6 +17,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Threading.Tasks;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using K4os.Compression.LZ4.Streams;
@@ -29,7 +30,10 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
     /// <summary>
     /// CloudFetch files decoded as they are read (<see cref="ScopedLz4Decompressor.DecodeAsRead"/>, over
     /// <see cref="Lz4StreamingDecoder"/>), on frames written by K4os: every frame kind byte-exact at small and whole-file
-    /// read sizes, a corrupt block failing only the read that reaches it, and nothing left in use afterwards.
+    /// read sizes, a corrupt block failing only the read that reaches it, and nothing left in use afterwards. With
+    /// decode-ahead (the default), the block after the one being read is decoded before the reader asks for it, at most
+    /// one block ahead, both blocks charged to the database's budget, and a corrupt block decoded ahead still fails only
+    /// the read that reaches it.
     /// </summary>
     public class Lz4StreamingDecoderTest
     {
@@ -98,8 +102,9 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             // Act
             Stream stream = scope.Lz4.DecodeAsRead(download);
 
-            // Assert: a queued file costs its compressed bytes only
+            // Assert: a queued file costs its compressed bytes only, and nothing decodes ahead before the first read
             Lz4DecodingStream decoding = Assert.IsType<Lz4DecodingStream>(stream);
+            Assert.True(decoding.AheadWorker.IsCompleted);
             Assert.Equal(0, decoding.Decoder.DecodedBytes);
             Assert.Equal(downloadArray, scope.BufferPool.InUseBytes);
             stream.Dispose();
@@ -107,6 +112,126 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.False(stream.CanRead);
             Assert.Throws<ObjectDisposedException>(() => stream.ReadByte());
             Assert.Equal(0, scope.BufferPool.InUseBytes);
+        }
+
+        [Fact]
+        public async Task DecodeAsRead_AfterTheFirstRead_DecodesTheNextBlockBeforeTheReaderAsksForIt()
+        {
+            // Arrange: three 4 MiB blocks
+            using DatabricksMemoryLease lease = CreateScope();
+            DatabricksMemoryScope scope = lease.Scope;
+            byte[] data = Compressible(9 * MiB, seed: 21);
+            using Stream stream = scope.Lz4.DecodeAsRead(Download(scope.BufferPool, Lz4Frame(data, IndependentBlocks4MiB())), "chunk 4");
+            Lz4StreamingDecoder decoder = ((Lz4DecodingStream)stream).Decoder;
+            byte[] prefix = new byte[8];
+
+            // Act: the reader takes 8 bytes of the first block and asks for nothing more
+            int read = ReadFully(stream, prefix, prefix.Length);
+            await UntilAsync(() => decoder.DecodedBytes == 8 * MiB, Liveness, "the block after the one being read was not decoded ahead");
+
+            // Assert: the second block is decoded, not delivered; the third waits; both blocks are charged to the budget
+            Assert.Equal(prefix.Length, read);
+            Assert.Equal(prefix.Length, stream.Position);
+            Assert.Equal(2 * 4 * MiB, scope.Budget.InUse);
+            byte[] rest = ReadAll(stream, 100_003);
+            Assert.True(data.AsSpan(0, prefix.Length).SequenceEqual(prefix));
+            Assert.True(data.AsSpan(prefix.Length).SequenceEqual(rest), "the bytes after the prefix differ from the original");
+            Assert.Equal(0, scope.Budget.InUse);
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+        }
+
+        [Theory]
+        [InlineData(true, 2)]
+        [InlineData(false, 1)]
+        public async Task DecodeAsRead_WhateverTheReadsAndTheWorkerDo_HoldsAtMostTwoBlocksChargedToTheBudget(bool decodeAhead, int blocks)
+        {
+            // Arrange: five 4 MiB blocks read as Arrow reads them (8-byte prefixes, bodies); after each read the worker
+            // has finished, so the block after the one being read is always decoded ahead: the most a reader holds.
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.DecodeAheadKey, decodeAhead ? "true" : "false"));
+            DatabricksMemoryScope scope = lease.Scope;
+            byte[] data = Compressible(17 * MiB, seed: 22);
+            Lz4DecodingStream stream = (Lz4DecodingStream)scope.Lz4.DecodeAsRead(Download(scope.BufferPool, Lz4Frame(data, IndependentBlocks4MiB())));
+            byte[] decoded = new byte[data.Length];
+            long mostCharged = 0;
+
+            // Act
+            int length = 0;
+            for (int turn = 0; length < decoded.Length; turn++)
+            {
+                int read = stream.Read(decoded, length, Math.Min(turn % 2 == 0 ? 8 : 3 * MiB, decoded.Length - length));
+                Assert.True(read > 0, "the stream ended early");
+                length += read;
+                await WithinAsync(stream.AheadWorker, Liveness, "the block decoded ahead");
+                mostCharged = Math.Max(mostCharged, scope.Budget.InUse);
+            }
+
+            stream.Dispose();
+
+            // Assert
+            Assert.True(data.AsSpan().SequenceEqual(decoded), "the decoded bytes differ from the original");
+            Assert.Equal(blocks * 4 * MiB, mostCharged);
+            Assert.Equal(blocks * 4 * MiB, stream.Decoder.PeakWorkingMemoryBytes);
+            Assert.Equal(0, scope.Budget.InUse);
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+        }
+
+        [Fact]
+        public async Task DecodeAsRead_CorruptBlockDecodedAhead_FailsOnlyTheReadThatReachesIt()
+        {
+            // Arrange: three 4 MiB blocks, the third one's size field over the frame's 4 MiB maximum
+            using DatabricksMemoryLease lease = CreateScope();
+            DatabricksMemoryScope scope = lease.Scope;
+            byte[] data = Compressible(9 * MiB, seed: 23);
+            byte[] corrupt = Lz4Frame(data, IndependentBlocks4MiB());
+            int thirdBlock = Blocks(corrupt).BlockStarts[2];
+            corrupt[thirdBlock] = 0xFF;
+            corrupt[thirdBlock + 1] = 0xFF;
+            corrupt[thirdBlock + 2] = 0xFF;
+            using Stream stream = scope.Lz4.DecodeAsRead(Download(scope.BufferPool, corrupt), "chunk 7");
+            Lz4StreamingDecoder decoder = ((Lz4DecodingStream)stream).Decoder;
+            byte[] head = new byte[(4 * MiB) + 8];
+            byte[] tail = new byte[(4 * MiB) - 8];
+
+            // Act: the reader is 8 bytes into the second block when the third is decoded ahead and found corrupt
+            int headRead = ReadFully(stream, head, head.Length);
+            await UntilAsync(() => decoder.InputReleased, Liveness, "the corrupt block decoded ahead did not end the decode");
+            int tailRead = ReadFully(stream, tail, tail.Length);
+            Lz4FormatException error = Assert.Throws<Lz4FormatException>(() => stream.Read(new byte[1], 0, 1));
+            Lz4FormatException again = Assert.Throws<Lz4FormatException>(() => stream.Read(new byte[1], 0, 1));
+
+            // Assert: every byte before the corrupt block was delivered, then the read that reached it failed
+            Assert.Equal((head.Length, tail.Length), (headRead, tailRead));
+            Assert.True(data.AsSpan(0, head.Length).SequenceEqual(head), "bytes of the first block differ");
+            Assert.True(data.AsSpan(head.Length, tail.Length).SequenceEqual(tail), "bytes of the second block differ");
+            Assert.StartsWith($"Invalid LZ4 data in chunk 7 at byte {thirdBlock}: a block of ", error.Message);
+            Assert.Equal("chunk 7", error.InputName);
+            Assert.Same(error, again);
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+            Assert.Equal(0, scope.Budget.InUse);
+        }
+
+        [Fact]
+        public async Task DecodeAsRead_DisposedWhileTheNextBlockDecodesAhead_GivesEverythingBackAndWritesNoMore()
+        {
+            // Arrange
+            using DatabricksMemoryLease lease = CreateScope();
+            DatabricksMemoryScope scope = lease.Scope;
+            byte[] data = Compressible(9 * MiB, seed: 24);
+            Lz4DecodingStream stream = (Lz4DecodingStream)scope.Lz4.DecodeAsRead(Download(scope.BufferPool, Lz4Frame(data, IndependentBlocks4MiB())));
+            ReadFully(stream, new byte[8], 8);
+
+            // Act: the block ahead is queued or being decoded
+            stream.Dispose();
+            long inUseAtDispose = scope.BufferPool.InUseBytes;
+            long chargedAtDispose = scope.Budget.InUse;
+            await WithinAsync(stream.AheadWorker, Liveness, "the decode-ahead worker");
+
+            // Assert: Dispose waited for a block being decoded; nothing was rented or charged after it
+            Assert.Equal(0, inUseAtDispose);
+            Assert.Equal(0, chargedAtDispose);
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
+            Assert.Equal(0, scope.Budget.InUse);
+            Assert.Throws<ObjectDisposedException>(() => stream.ReadByte());
         }
 
         [Fact]

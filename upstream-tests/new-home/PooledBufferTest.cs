@@ -99,6 +99,8 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(Min, scope.BufferPool.RetainedBytes);
         }
 
+        // Stream.Read(Span<byte>) is .NET Core's: .NET Framework has no span read for the stream to override (Apache.Arrow
+        // reads there through Read(byte[], int, int), which the tests above cover), so these two exist on .NET only.
 #if NETCOREAPP2_1_OR_GREATER
         [Fact]
         public void ToStream_SpanReads_CopyStraightFromThePooledArrayWithoutRentingFromTheSharedPool()

@@ -90,7 +90,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             DatabricksMemoryScope scope = owner.Scope;
 
             // Act
-            ReadDictionaryEncoded(DictionaryStream(), scope);
+            OnOwnThread(() => ReadDictionaryEncoded(DictionaryStream(), scope));
             FullCollect();
 
             // Assert

@@ -9,8 +9,11 @@ namespace DriverOverlay.Tests.Memory
     /// <summary>
     /// Whatever the frame headers claim, a decode allocates at most twice what it decodes plus one block maximum (an
     /// inline batch, into its exact array), or one block maximum and a 64 KiB window (a CloudFetch file decoded as it is
-    /// read), or fails with <see cref="Lz4FormatException"/> before it allocates more. Measured on the calling thread
-    /// with a fresh scope (an empty pool, so every pooled array is a new allocation too), for every entry point.
+    /// read, decode-ahead off), or two block maxima and the window (decode-ahead on: the block decoded ahead), or fails
+    /// with <see cref="Lz4FormatException"/> before it allocates more. Measured on the calling thread with a fresh scope
+    /// (an empty pool, so every pooled array is a new allocation too), for every entry point; with decode-ahead on, the
+    /// worker's rentals are measured by the decoder's peak working memory, and the block ahead is always decoded before
+    /// the next read (<see cref="Lz4Decoding.Settle"/>), the most it holds.
     /// </summary>
     public class BoundedSizingTests
     {
@@ -30,6 +33,7 @@ namespace DriverOverlay.Tests.Memory
         {
             DecompressToArray,
             DecodeAsRead,
+            DecodeAsReadAhead,
         }
 
         public static TheoryData<string, EntryPoint> ValidShapes()
@@ -53,18 +57,21 @@ namespace DriverOverlay.Tests.Memory
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             (byte[] data, byte[] compressed) = Shape(shape);
 
-            using DatabricksMemoryLease lease = CreateScope();
-            (long allocated, byte[] decoded) = DecodeMeasuringAllocations(lease.Scope, compressed, data.Length, entry);
+            using DatabricksMemoryLease lease = ScopeFor(entry);
+            long allocated = DecodeMeasuringAllocations(lease.Scope, compressed, data.Length, entry, out byte[] decoded, out long workingMemory);
 
-            _output.WriteLine($"{shape} via {entry}: {data.Length:N0} bytes decoded from {compressed.Length:N0}, {allocated:N0} bytes allocated ({(double)allocated / data.Length:F2}x)");
+            _output.WriteLine($"{shape} via {entry}: {data.Length:N0} bytes decoded from {compressed.Length:N0}, {allocated:N0} bytes allocated ({(double)allocated / data.Length:F2}x), working memory {workingMemory:N0}");
             Assert.True(data.AsSpan().SequenceEqual(decoded), "decoded bytes differ from the original");
-            Assert.InRange(allocated, 0, entry == EntryPoint.DecodeAsRead ? FourMiB + Lz4FrameDecoder.WindowSize + Overhead : 2L * data.Length + FourMiB + Overhead);
+            long blocks = entry == EntryPoint.DecodeAsReadAhead ? 2 : 1;
+            Assert.InRange(allocated, 0, entry == EntryPoint.DecompressToArray ? 2L * data.Length + FourMiB + Overhead : (blocks * FourMiB) + Lz4FrameDecoder.WindowSize + Overhead);
+            Assert.InRange(workingMemory, 0, (blocks * FourMiB) + Lz4FrameDecoder.WindowSize);
             Assert.Equal(0, lease.Scope.BufferPool.InUseBytes);
         }
 
         [SkippableTheory]
         [InlineData(EntryPoint.DecompressToArray)]
         [InlineData(EntryPoint.DecodeAsRead)]
+        [InlineData(EntryPoint.DecodeAsReadAhead)]
         public void AFalseContentSizeFailsBeforeAllocatingIt(EntryPoint entry)
         {
             // A 1.7 MB frame (64 KB blocks) whose header claims 400 MB of content: within what its bytes could expand
@@ -75,37 +82,50 @@ namespace DriverOverlay.Tests.Memory
             BinaryPrimitives.WriteUInt64LittleEndian(frame.AsSpan(6), 400_000_000);
             frame[14] = HeaderChecksum(frame.AsSpan(4, 10));
 
-            using DatabricksMemoryLease lease = CreateScope();
+            using DatabricksMemoryLease lease = ScopeFor(entry);
             long before = GC.GetAllocatedBytesForCurrentThread();
-            var error = Assert.Throws<Lz4FormatException>(() => DecodeMeasuringAllocations(lease.Scope, frame, data.Length, entry, out _));
+            var error = Assert.Throws<Lz4FormatException>(() => DecodeMeasuringAllocations(lease.Scope, frame, data.Length, entry, out _, out _));
             long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
 
             // DecodeAsRead also downloads the compressed bytes into the pool first.
-            long download = entry == EntryPoint.DecodeAsRead ? BucketOf(frame.Length) : 0;
+            long download = entry == EntryPoint.DecompressToArray ? 0 : BucketOf(frame.Length);
             _output.WriteLine($"false content size via {entry}: {allocated - download:N0} bytes allocated before failing; {error.Message}");
             Assert.Contains("declares 400000000 bytes of content", error.Message);
             Assert.InRange(allocated - download, 0, 2L * data.Length + FourMiB + Overhead);
             Assert.Equal(0, lease.Scope.BufferPool.InUseBytes);
         }
 
-        [SkippableFact]
-        public void AReadersNextFileAllocatesNothing()
+        [SkippableTheory]
+        [InlineData(DecodeAhead.Off)]
+        [InlineData(DecodeAhead.Settled)]
+        public void AReadersNextFileAllocatesNothing(DecodeAhead mode)
         {
-            // The download, the scratch block and the decoded bytes' destination: the first file fills the pool with the
-            // first two, the next file of the same size takes them from it.
+            // The download, the block buffers (one, or two with decode-ahead) and the decoded bytes' destination: the
+            // first file fills the pool with the first two, the next file of the same size takes them from it.
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             using var metrics = new MemoryMetricsRecorder();
             (byte[] data, byte[] compressed) = Shape("databricks-4m");
-            using DatabricksMemoryLease lease = CreateScope();
+            using DatabricksMemoryLease lease = Lz4Decoding.CreateScope(mode);
             DatabricksMemoryScope scope = lease.Scope;
-            Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, compressed);
+            bool settle = mode == DecodeAhead.Settled;
+            Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, compressed, settle: settle);
             long allocatedByPool = metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated);
 
             byte[] decoded = new byte[data.Length];
             long before = GC.GetAllocatedBytesForCurrentThread();
             using (Stream stream = scope.Lz4.DecodeAsRead(Lz4Decoding.Download(scope.BufferPool, compressed)))
             {
-                stream.ReadExactly(decoded);
+                int length = 0;
+                while (length < decoded.Length)
+                {
+                    int read = stream.Read(decoded, length, Math.Min(81920, decoded.Length - length));
+                    Assert.True(read > 0, "the stream ended early");
+                    length += read;
+                    if (settle)
+                    {
+                        Lz4Decoding.Settle(stream);
+                    }
+                }
             }
 
             long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
@@ -114,16 +134,17 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(allocatedByPool, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated));
         }
 
-        private (long Allocated, byte[] Decoded) DecodeMeasuringAllocations(DatabricksMemoryScope scope, byte[] compressed, int expectedLength, EntryPoint entry)
-        {
-            long allocated = DecodeMeasuringAllocations(scope, compressed, expectedLength, entry, out byte[] decoded);
-            return (allocated, decoded);
-        }
+        /// <summary>A scope for the entry point: decode-ahead on only for <see cref="EntryPoint.DecodeAsReadAhead"/>.</summary>
+        private static DatabricksMemoryLease ScopeFor(EntryPoint entry) => Lz4Decoding.CreateScope(entry == EntryPoint.DecodeAsReadAhead ? DecodeAhead.Settled : DecodeAhead.Off);
 
-        /// <summary>Bytes allocated on this thread by the decode alone (for DecodeAsRead the download and the output array come first).</summary>
-        private static long DecodeMeasuringAllocations(DatabricksMemoryScope scope, byte[] compressed, int expectedLength, EntryPoint entry, out byte[] decoded)
+        /// <summary>
+        /// Bytes allocated on this thread by the decode alone (for DecodeAsRead the download and the output array come
+        /// first), and the most working memory the streaming decoder held (on either thread; 0 for DecompressToArray).
+        /// </summary>
+        private static long DecodeMeasuringAllocations(DatabricksMemoryScope scope, byte[] compressed, int expectedLength, EntryPoint entry, out byte[] decoded, out long workingMemory)
         {
             long before;
+            workingMemory = 0;
             if (entry == EntryPoint.DecompressToArray)
             {
                 before = GC.GetAllocatedBytesForCurrentThread();
@@ -137,9 +158,17 @@ namespace DriverOverlay.Tests.Memory
             int length = 0;
             before = GC.GetAllocatedBytesForCurrentThread();
             int read;
-            while ((read = stream.Read(output, length, Math.Min(81920, output.Length - length))) > 0)
+            try
             {
-                length += read;
+                while ((read = stream.Read(output, length, Math.Min(81920, output.Length - length))) > 0)
+                {
+                    length += read;
+                    Lz4Decoding.Settle(stream);
+                }
+            }
+            finally
+            {
+                workingMemory = ((Lz4DecodingStream)stream).Decoder.PeakWorkingMemoryBytes;
             }
 
             long allocated = GC.GetAllocatedBytesForCurrentThread() - before;

@@ -13,15 +13,18 @@ namespace DriverOverlay.Tests.Memory
     /// </summary>
     public class DecodeAsReadTests
     {
-        public static TheoryData<string, int> FrameKindsAndReadSizes()
+        public static TheoryData<string, int, DecodeAhead> FrameKindsAndReadSizes()
         {
-            var cases = new TheoryData<string, int>();
+            var cases = new TheoryData<string, int, DecodeAhead>();
             foreach (string kind in Frames.Keys)
             {
                 // Arrow's reads (8-byte prefixes, then a body), a block at a time, and whole-file reads (every block in place).
                 foreach (int readSize in new[] { 8, 100_003, 64 * MiB })
                 {
-                    cases.Add(kind, readSize);
+                    foreach (DecodeAhead mode in Enum.GetValues<DecodeAhead>())
+                    {
+                        cases.Add(kind, readSize, mode);
+                    }
                 }
             }
 
@@ -43,14 +46,14 @@ namespace DriverOverlay.Tests.Memory
 
         [SkippableTheory]
         [MemberData(nameof(FrameKindsAndReadSizes))]
-        public void EveryFrameKindDecodesByteExactAtAnyReadSize(string kind, int readSize)
+        public void EveryFrameKindDecodesByteExactAtAnyReadSize(string kind, int readSize, DecodeAhead mode)
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             using var metrics = new MemoryMetricsRecorder();
-            using DatabricksMemoryLease lease = CreateScope();
+            using DatabricksMemoryLease lease = Lz4Decoding.CreateScope(mode);
             (byte[] data, byte[] compressed) = Frames[kind]();
 
-            byte[] decoded = Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, compressed, readSize);
+            byte[] decoded = Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, compressed, readSize, settle: mode == DecodeAhead.Settled);
 
             Assert.True(data.AsSpan().SequenceEqual(decoded), $"{kind}: decoded bytes differ from the original");
             Assert.True(NativeLz4.DecompressFrame(compressed).AsSpan().SequenceEqual(decoded), "liblz4 disagrees");
@@ -76,34 +79,43 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(0, inPlaceSmall);
         }
 
-        [SkippableFact]
-        public void AReaderHoldsTheCompressedFileAndOneBlockNeverTheDecodedFile()
+        [SkippableTheory]
+        [InlineData(DecodeAhead.Off, 1)]
+        [InlineData(DecodeAhead.Settled, 2)]
+        public void AReaderHoldsTheCompressedFileAndAtMostTwoBlocksNeverTheDecodedFile(DecodeAhead mode, int blocks)
         {
+            // Settled: the block after the one being read is always decoded ahead, the most a reader ever holds.
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
-            using DatabricksMemoryLease lease = CreateScope();
+            using DatabricksMemoryLease lease = Lz4Decoding.CreateScope(mode);
             Lz4BufferPool pool = lease.Scope.BufferPool;
             (byte[] data, byte[] compressed) = Sample(20 * MiB, WithoutContentSize);
             using Stream stream = lease.Scope.Lz4.DecodeAsRead(Lz4Decoding.Download(pool, compressed));
             long download = pool.InUseBytes;
             byte[] buffer = new byte[8];
             long peak = 0;
+            long peakCharged = 0;
             long read = 0;
             bool releasedBeforeTheEnd = false;
             var decoder = ((Lz4DecodingStream)stream).Decoder;
             int n;
             while ((n = stream.Read(buffer, 0, buffer.Length)) > 0)
             {
+                Lz4Decoding.Settle(stream);
                 Assert.True(data.AsSpan((int)read, n).SequenceEqual(buffer.AsSpan(0, n)), $"wrong bytes at {read}");
                 read += n;
                 peak = Math.Max(peak, pool.InUseBytes);
+                peakCharged = Math.Max(peakCharged, lease.Scope.Budget.InUse);
                 releasedBeforeTheEnd |= decoder.InputReleased && read < data.Length;
             }
 
             Assert.Equal(data.Length, read);
-            Assert.Equal(BucketOf(compressed.Length) + BucketOf(4 * MiB), peak); // compressed file + one 4 MiB scratch block
+            Assert.Equal(BucketOf(compressed.Length) + (blocks * BucketOf(4 * MiB)), peak); // compressed file + the 4 MiB blocks
+            Assert.Equal(blocks * BucketOf(4 * MiB), peakCharged); // the blocks are decode working memory, charged to the budget
+            Assert.Equal(blocks * BucketOf(4 * MiB), decoder.PeakWorkingMemoryBytes); // never more, between the samples either
             Assert.Equal(BucketOf(compressed.Length), download);
             Assert.True(releasedBeforeTheEnd, "the compressed file stayed rented until the last byte was read");
             Assert.Equal(0, pool.InUseBytes);
+            Assert.Equal(0, lease.Scope.Budget.InUse);
         }
 
         [SkippableFact]

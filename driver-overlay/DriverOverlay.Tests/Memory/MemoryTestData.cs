@@ -128,6 +128,34 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
         }
 
+        /// <summary>
+        /// Runs <paramref name="work"/> on a thread of its own and waits for it to end. Mono scans thread stacks
+        /// conservatively: a slot of a frame that has returned, or a register, may still point at an object the test
+        /// dropped, and keep it alive through <see cref="FullCollect"/>; a thread that has ended leaves no stack. For
+        /// tests that expect what the work allocated to be collectable afterwards (on .NET it changes nothing).
+        /// </summary>
+        public static void OnOwnThread(Action work)
+        {
+            Exception? failure = null;
+            var thread = new Thread(() =>
+            {
+                try
+                {
+                    work();
+                }
+                catch (Exception ex)
+                {
+                    failure = ex;
+                }
+            });
+            thread.Start();
+            thread.Join();
+            if (failure != null)
+            {
+                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(failure).Throw();
+            }
+        }
+
         /// <summary>Forces full blocking, compacting collections so WeakReferences to garbage are cleared.</summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static void FullCollect()

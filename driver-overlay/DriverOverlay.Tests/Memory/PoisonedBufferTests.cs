@@ -61,25 +61,34 @@ namespace DriverOverlay.Tests.Memory
             Assert.Equal(0, scope.BufferPool.InUseBytes);
         }
 
+        public static IEnumerable<object[]> InputsBothWays()
+        {
+            foreach (object[] input in Inputs())
+            {
+                yield return [.. input, DecodeAhead.Off];
+                yield return [.. input, DecodeAhead.Settled];
+            }
+        }
+
         [Theory]
-        [MemberData(nameof(Inputs))]
-        public void DecodeAsReadNeverShowsStaleBytes(int size, string kind)
+        [MemberData(nameof(InputsBothWays))]
+        public void DecodeAsReadNeverShowsStaleBytes(int size, string kind, DecodeAhead mode)
         {
             using var metrics = new MemoryMetricsRecorder();
-            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BufferPoolMaxArrayMbKey, "8"));
+            using DatabricksMemoryLease lease = Lz4Decoding.CreateScope(mode, (DatabricksMemoryOptions.BufferPoolMaxArrayMbKey, "8"));
             DatabricksMemoryScope scope = lease.Scope;
             (byte[] data, byte[] compressed) = Input(size, kind);
-            PoisonBufferPool(scope.BufferPool, arraysPerBucket: 2);
+            PoisonBufferPool(scope.BufferPool, arraysPerBucket: 3);
             long allocated = metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated);
 
-            // Through the scratch block (small reads) and straight into the reader's buffer (whole reads).
+            // Through a block buffer (small reads; settled: the block decoded ahead) and straight into the reader's buffer (whole reads).
             foreach (int readSize in new[] { 4093, 16 * MiB })
             {
-                byte[] read = Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, compressed, readSize);
+                byte[] read = Lz4Decoding.DecodeAsRead(scope.Lz4, scope.BufferPool, compressed, readSize, settle: mode == DecodeAhead.Settled);
                 Assert.True(data.AsSpan().SequenceEqual(read), $"stale bytes in the output ({readSize}-byte reads)");
             }
 
-            // The download and the scratch block were poisoned arrays: nothing was allocated.
+            // The download and the block buffers were poisoned arrays: nothing was allocated.
             Assert.Equal(allocated, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated));
         }
 

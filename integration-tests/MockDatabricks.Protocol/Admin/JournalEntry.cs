@@ -24,10 +24,27 @@ namespace MockDatabricks.Protocol.Admin
         string Outcome,
         string? Detail)
     {
-        /// <summary>For a download whose whole body is sent (ok, corrupt, slow, throttled): how much of it the server had written when the journal was read.</summary>
+        /// <summary>For a download whose whole body is sent (ok, corrupt, slow, throttled, stalled): how much of it the server had written when the journal was read.</summary>
         public JournalTransfer? Transfer { get; init; }
     }
 
-    /// <summary>A download's progress as the server wrote it: state "sending", "complete" or "aborted".</summary>
-    public sealed record JournalTransfer(long BytesTotal, long BytesSent, string State, DateTimeOffset? Ended);
+    /// <summary>
+    /// A download's progress as the server wrote it: state "sending", "complete" or "aborted"; when the GET arrived
+    /// (<see cref="Requested"/>), when its body's first byte was written (<see cref="Started"/>, after the time to first
+    /// byte) and when the server stopped writing (<see cref="Ended"/>); and the network it went through, each null when
+    /// the download had none: the time to first byte (a slow fault), the per-file rate (throttle) and the shared link's
+    /// rate (link).
+    /// </summary>
+    public sealed record JournalTransfer(long BytesTotal, long BytesSent, string State, DateTimeOffset? Ended)
+    {
+        public DateTimeOffset? Requested { get; init; }
+
+        public DateTimeOffset? Started { get; init; }
+
+        public int? TimeToFirstByteMs { get; init; }
+
+        public long? FileBytesPerSecond { get; init; }
+
+        public long? LinkBytesPerSecond { get; init; }
+    }
 }

@@ -7,6 +7,7 @@ using System.Threading.Tasks;
 using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Http;
 using MockDatabricks.Server.Faults;
+using MockDatabricks.Server.Network;
 using MockDatabricks.Server.ResultSets;
 using MockDatabricks.Server.State;
 
@@ -14,12 +15,11 @@ namespace MockDatabricks.Server.Endpoints
 {
     /// <summary>
     /// GET /cloudfetch/{operation}/{file}?issue=N&amp;exp=MS: serves a stored file exactly as built (no auth, like a
-    /// presigned URL). An expired link gets 403, as cloud storage answers; faults decide everything else.
+    /// presigned URL). An expired link gets 403, as cloud storage answers; faults decide everything else, the network
+    /// included (<see cref="DownloadFaults"/>: a time to first byte, a per-file rate, a shared link).
     /// </summary>
-    public sealed class CloudFetchEndpoint(SessionRegistry sessions, RequestJournal journal, AdminFaultRegistry adminFaults)
+    public sealed class CloudFetchEndpoint(SessionRegistry sessions, RequestJournal journal, AdminFaultRegistry adminFaults, SharedLinks links)
     {
-        private const int ChunkBytes = 1024 * 1024;
-
         public async Task HandleAsync(HttpContext context, string operationId, int fileIndex)
         {
             MockOperation? operation = sessions.FindOperation(operationId);
@@ -29,6 +29,7 @@ namespace MockDatabricks.Server.Endpoints
                 return;
             }
 
+            DateTimeOffset requested = DateTimeOffset.UtcNow;
             int attempt = operation.NextDownloadAttempt(fileIndex);
             if (long.TryParse(context.Request.Query["exp"], NumberStyles.Integer, CultureInfo.InvariantCulture, out long expiry)
                 && expiry < DateTimeOffset.UtcNow.ToUnixTimeMilliseconds())
@@ -37,39 +38,22 @@ namespace MockDatabricks.Server.Endpoints
                 return;
             }
 
-            FaultRule? fault = operation.Query.Faults.FirstOrDefault(f => f.IsDownloadFault && f.Kind != FaultKind.Expired && f.AppliesToFile(fileIndex) && attempt <= f.Times)
-                ?? adminFaults.TakeDownloadFault(fileIndex, operation.Tag);
-            if (fault?.Kind == FaultKind.Expired)
-            {
-                fault = null; // admin "expired" faults act when links are issued, not here
-            }
-
+            DownloadFaults faults = DownloadFaults.For(operation.Query.Faults, adminFaults, fileIndex, attempt, operation.Tag);
+            FaultRule? fault = faults.Failure;
+            CancellationToken aborted = context.RequestAborted;
             if (fault?.Kind == FaultKind.HttpStatus)
             {
+                await WaitForFirstByteAsync(faults, aborted).ConfigureAwait(false);
                 await RespondAsync(context, fault.StatusCode, $"Injected HTTP {fault.StatusCode}.", operation, operationId, fileIndex, "http" + fault.StatusCode, attempt).ConfigureAwait(false);
                 return;
             }
 
             StoredFile file = await operation.Dataset.GetFileAsync(fileIndex).ConfigureAwait(false);
             byte[] bytes = fault?.Kind == FaultKind.CorruptLz4 ? file.Corrupted(fault.CorruptMode) : file.Bytes;
-            CancellationToken aborted = context.RequestAborted;
-            if (fault?.Kind == FaultKind.Slow)
-            {
-                await Task.Delay(fault.DelayMs, aborted).ConfigureAwait(false);
-            }
-
             context.Response.ContentType = "application/octet-stream";
-            string outcome = fault?.Kind switch
-            {
-                FaultKind.CorruptLz4 => "corrupt",
-                FaultKind.Slow => "slow",
-                FaultKind.Throttle => "throttled",
-                FaultKind.Stall => "stalled",
-                _ => "ok",
-            };
-
             if (fault?.Kind is FaultKind.Truncate or FaultKind.Reset)
             {
+                await WaitForFirstByteAsync(faults, aborted).ConfigureAwait(false);
                 int sent = (int)(bytes.Length * fault.At);
                 bool truncate = fault.Kind == FaultKind.Truncate;
 
@@ -98,22 +82,24 @@ namespace MockDatabricks.Server.Endpoints
                 return;
             }
 
+            // A body sent whole is journaled as it is asked for: its transfer shows the time to first byte under way
+            // (sending, nothing sent, not started), then every slice as it goes out.
             context.Response.ContentLength = bytes.Length;
-            var transfer = new TransferProgress(bytes.Length);
-            Log(operation, operationId, fileIndex, StatusCodes.Status200OK, outcome, attempt, $"{bytes.Length} bytes", transfer);
+            var network = new TransferNetwork(faults.Slow?.DelayMs, faults.Throttle?.BytesPerSecond, faults.Link?.BytesPerSecond);
+            var transfer = new TransferProgress(bytes.Length, requested, network);
+            Log(operation, operationId, fileIndex, StatusCodes.Status200OK, faults.WholeBodyOutcome, attempt, $"{bytes.Length} bytes", transfer);
+            var body = new PacedBody(context.Response, transfer, network.FileBytesPerSecond, faults.Link == null ? null : links.For(faults.Link.BytesPerSecond), aborted);
             try
             {
-                if (fault?.Kind == FaultKind.Throttle)
+                await WaitForFirstByteAsync(faults, aborted).ConfigureAwait(false);
+                transfer.Start();
+                if (fault?.Kind == FaultKind.Stall)
                 {
-                    await WriteThrottledAsync(context, bytes, fault.BytesPerSecond, transfer, aborted).ConfigureAwait(false);
-                }
-                else if (fault?.Kind == FaultKind.Stall)
-                {
-                    await WriteStalledAsync(context, bytes, fault, transfer, aborted).ConfigureAwait(false);
+                    await WriteStalledAsync(context, body, bytes, fault, aborted).ConfigureAwait(false);
                 }
                 else
                 {
-                    await WriteInChunksAsync(context, bytes, transfer, aborted).ConfigureAwait(false);
+                    await body.WriteAsync(bytes).ConfigureAwait(false);
                 }
             }
             finally
@@ -122,50 +108,22 @@ namespace MockDatabricks.Server.Endpoints
             }
         }
 
-        /// <summary>The whole body, a chunk at a time, so the journal's transfer shows how far it got.</summary>
-        private static async Task WriteInChunksAsync(HttpContext context, ReadOnlyMemory<byte> bytes, TransferProgress transfer, CancellationToken aborted)
-        {
-            for (int offset = 0; offset < bytes.Length; offset += ChunkBytes)
-            {
-                int count = Math.Min(ChunkBytes, bytes.Length - offset);
-                await context.Response.Body.WriteAsync(bytes.Slice(offset, count), aborted).ConfigureAwait(false);
-                transfer.Add(count);
-            }
-        }
+        /// <summary>The time to first byte (a slow fault): nothing of the response, not even its status, before it.</summary>
+        private static Task WaitForFirstByteAsync(DownloadFaults faults, CancellationToken aborted) =>
+            faults.Slow == null ? Task.CompletedTask : Task.Delay(faults.Slow.DelayMs, aborted);
 
         /// <summary>
         /// The first fraction of the body, then nothing for the fault's delay, whatever the client does meanwhile (the
         /// wait ignores the request's abort, as a stalled network path would: the client cannot end it by going away),
         /// then the rest (which fails at once if the client is gone).
         /// </summary>
-        private static async Task WriteStalledAsync(HttpContext context, byte[] bytes, FaultRule fault, TransferProgress transfer, CancellationToken aborted)
+        private static async Task WriteStalledAsync(HttpContext context, PacedBody body, byte[] bytes, FaultRule fault, CancellationToken aborted)
         {
             int first = (int)(bytes.Length * fault.At);
-            await context.Response.Body.WriteAsync(bytes.AsMemory(0, first), aborted).ConfigureAwait(false);
+            await body.WriteAsync(bytes.AsMemory(0, first)).ConfigureAwait(false);
             await context.Response.Body.FlushAsync(aborted).ConfigureAwait(false);
-            transfer.Add(first);
             await Task.Delay(fault.DelayMs, CancellationToken.None).ConfigureAwait(false);
-            await WriteInChunksAsync(context, bytes.AsMemory(first), transfer, aborted).ConfigureAwait(false);
-        }
-
-        private static async Task WriteThrottledAsync(HttpContext context, byte[] bytes, long bytesPerSecond, TransferProgress transfer, CancellationToken aborted)
-        {
-            // 10 slices per second keep the rate smooth without a timer per byte.
-            int slice = (int)Math.Clamp(bytesPerSecond / 10, 1, ChunkBytes);
-            var clock = System.Diagnostics.Stopwatch.StartNew();
-            for (int offset = 0; offset < bytes.Length; offset += slice)
-            {
-                int count = Math.Min(slice, bytes.Length - offset);
-                await context.Response.Body.WriteAsync(bytes.AsMemory(offset, count), aborted).ConfigureAwait(false);
-                await context.Response.Body.FlushAsync(aborted).ConfigureAwait(false);
-                transfer.Add(count);
-                long due = (long)((offset + count) * 1000.0 / bytesPerSecond);
-                long wait = due - clock.ElapsedMilliseconds;
-                if (wait > 0)
-                {
-                    await Task.Delay((int)wait, aborted).ConfigureAwait(false);
-                }
-            }
+            await body.WriteAsync(bytes.AsMemory(first)).ConfigureAwait(false);
         }
 
         private async Task RespondAsync(HttpContext context, int status, string message, MockOperation? operation, string operationId, int file, string outcome, int? attempt = null)

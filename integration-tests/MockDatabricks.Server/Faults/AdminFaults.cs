@@ -53,9 +53,12 @@ namespace MockDatabricks.Server.Faults
             }
         }
 
-        /// <summary>Takes (and, for one-shot faults, consumes) the first admin download fault matching this file.</summary>
-        public FaultRule? TakeDownloadFault(int file, string? tag, FaultKind? only = null) =>
-            Take(f => f.Rule.IsDownloadFault && (only == null || f.Rule.Kind == only) && f.Rule.AppliesToFile(file) && (f.Tag == null || f.Tag == tag));
+        /// <summary>Takes (and, for one-shot faults, consumes) the first admin download fault of this kind matching this file.</summary>
+        public FaultRule? TakeDownloadFault(int file, string? tag, FaultKind kind) => TakeDownloadFault(file, tag, rule => rule.Kind == kind);
+
+        /// <summary>Takes (and, for one-shot faults, consumes) the first admin download fault matching this file that <paramref name="which"/> accepts.</summary>
+        public FaultRule? TakeDownloadFault(int file, string? tag, System.Func<FaultRule, bool> which) =>
+            Take(f => f.Rule.IsDownloadFault && which(f.Rule) && f.Rule.AppliesToFile(file) && (f.Tag == null || f.Tag == tag));
 
         /// <summary>Takes (and, for one-shot faults, consumes) the first admin RPC fault matching this method.</summary>
         public FaultRule? TakeRpcFault(string method, string? tag) =>

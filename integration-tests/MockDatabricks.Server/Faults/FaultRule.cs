@@ -13,11 +13,17 @@ namespace MockDatabricks.Server.Faults
         /// <summary>The download answers with an HTTP status (http403, http404, http500, http503, any httpNNN).</summary>
         HttpStatus,
 
-        /// <summary>Waits delay_ms before sending the response headers.</summary>
+        /// <summary>Waits delay_ms before sending the response headers: a time to first byte.</summary>
         Slow,
 
-        /// <summary>Sends the body at bps bytes per second.</summary>
+        /// <summary>Sends the body at bps bytes per second (a per-file rate).</summary>
         Throttle,
+
+        /// <summary>
+        /// Sends the body through a link of bps bytes per second that every body being sent under a link of the same rate
+        /// shares at that moment, fairly (an aggregate rate: the path between a client and its cloud storage).
+        /// </summary>
+        Link,
 
         /// <summary>Declares the full Content-Length, sends exactly the first fraction 'at' of the body, then closes the connection cleanly (FIN).</summary>
         Truncate,
@@ -81,6 +87,12 @@ namespace MockDatabricks.Server.Faults
 
         public bool IsDownloadFault => Kind is not (FaultKind.RpcError or FaultKind.RpcHttp or FaultKind.RpcSlow);
 
+        /// <summary>
+        /// The download faults that shape the network rather than break the response (a time to first byte, a per-file
+        /// rate, a shared link): a download gets one of each kind besides at most one other download fault.
+        /// </summary>
+        public bool IsPacing => Kind is FaultKind.Slow or FaultKind.Throttle or FaultKind.Link;
+
         public bool AppliesToFile(int file) => Files == null || Files.Contains(file);
 
         public bool AppliesToMethod(string method) => Method == null || string.Equals(Method, method, StringComparison.OrdinalIgnoreCase);
@@ -115,6 +127,7 @@ namespace MockDatabricks.Server.Faults
                 "expired" => (FaultKind.Expired, 0),
                 "slow" => (FaultKind.Slow, 0),
                 "throttle" => (FaultKind.Throttle, 0),
+                "link" => (FaultKind.Link, 0),
                 "truncate" => (FaultKind.Truncate, 0),
                 "reset" => (FaultKind.Reset, 0),
                 "corrupt_lz4" => (FaultKind.CorruptLz4, 0),
@@ -124,7 +137,7 @@ namespace MockDatabricks.Server.Faults
                 "stall" => (FaultKind.Stall, 0),
                 _ when name.StartsWith("http", StringComparison.Ordinal) && int.TryParse(name.AsSpan(4), NumberStyles.None, CultureInfo.InvariantCulture, out int code) && code is >= 400 and <= 599
                     => (FaultKind.HttpStatus, code),
-                _ => throw new FormatException($"Unknown fault '{parts[0]}'. Known: expired, http403, http404, http500, http503 (any httpNNN), slow, throttle, truncate, reset, stall, corrupt_lz4, rpc_error, rpc_http, rpc_slow."),
+                _ => throw new FormatException($"Unknown fault '{parts[0]}'. Known: expired, http403, http404, http500, http503 (any httpNNN), slow, throttle, link, truncate, reset, stall, corrupt_lz4, rpc_error, rpc_http, rpc_slow."),
             };
 
             var known = new HashSet<string>(StringComparer.OrdinalIgnoreCase) { "files", "times", "delay_ms", "bps", "at", "mode", "method", "status", "message" };

@@ -91,6 +91,7 @@ namespace MockDatabricks.Tests.Server
         [Theory]
         [InlineData("SELECT * FROM mock.data WITH (rows=ten)")]
         [InlineData("SELECT * FROM mock.data WITH (faults='explode')")]
+        [InlineData("SELECT * FROM mock.data WITH (faults='link bps=0')")]
         [InlineData("SELECT * FROM mock.nope")]
         [InlineData("SELEC 1")]
         [InlineData("SELECT 1 +")]

@@ -37,6 +37,7 @@ namespace MockDatabricks.Tests.Server
             Assert.Contains("localhost", names, StringComparison.Ordinal);
             Assert.Contains("127.0.0.1", names, StringComparison.Ordinal);
             Assert.True(certificate.NotAfter > DateTime.Now.AddDays(29));
+            Assert.NotNull(certificate.GetECDsaPublicKey()); // the default key; --tls-key rsa: RsaTlsTests
             Assert.False(certificate.HasPrivateKey);
         }
 
