@@ -151,7 +151,9 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             // Act
             memory.Dispose();
 
-            // Assert
+            // Assert: the body's Memory, a pin of what was taken before and its span all refuse
+            ObjectDisposedException error = Assert.Throws<ObjectDisposedException>(() => memory.Memory);
+            Assert.Contains("batch memory", error.Message);
             Assert.Throws<ObjectDisposedException>(() => kept.Pin());
             Assert.Throws<ObjectDisposedException>(() => kept.Span.Length);
         }
