@@ -47,7 +47,9 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             using DatabricksMemoryLease owner = CreateScope();
 
             // Act
-            (WeakReference batch, WeakReference body) = ReadAndForget(owner.Scope);
+            WeakReference batch = null!;
+            WeakReference body = null!;
+            OnOwnThread(() => (batch, body) = ReadAndForget(owner.Scope));
             FullCollect();
 
             // Assert
