@@ -117,31 +117,6 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         }
 
         /// <summary>
-        /// Fills every array the pool keeps (each bucket of powers of two up to <paramref name="maxLength"/>, by default
-        /// all) with <paramref name="poison"/>, by renting them all and returning them dirty; returns how many.
-        /// </summary>
-        public static int PoisonBufferPool(Lz4BufferPool pool, int arraysPerBucket, byte poison = 0xCD, int maxLength = int.MaxValue)
-        {
-            List<PooledArray> rented = new List<PooledArray>();
-            for (int size = Lz4BufferPool.MinimumArrayLength; size <= Math.Min(pool.MaxArrayLength, maxLength) && size > 0; size <<= 1)
-            {
-                for (int i = 0; i < arraysPerBucket; i++)
-                {
-                    PooledArray array = pool.Rent(size);
-                    array.Array.AsSpan().Fill(poison);
-                    rented.Add(array);
-                }
-            }
-
-            foreach (PooledArray array in rented)
-            {
-                array.Dispose();
-            }
-
-            return rented.Count;
-        }
-
-        /// <summary>
         /// The pooled array behind the batch's id values, through the overlay's accessor for tests: on .NET a batch body never
         /// hands out its array (<c>MemoryMarshal.TryGetArray</c> says no); off .NET Core it does, for Apache.Arrow's reader.
         /// Fails for a body that is not a live pooled one.
