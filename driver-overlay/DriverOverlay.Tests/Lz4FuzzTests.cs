@@ -12,6 +12,7 @@ namespace DriverOverlay.Tests
     /// A watchdog fails the test when one case makes no progress for a long time (a hang), which is not a speed
     /// assertion: a slow machine only makes the test slower.
     /// </summary>
+    [Trait("Scope", "Exhaustive")] // run in full on .NET; left out under Mono (scripts/test)
     public class Lz4FuzzTests
     {
         private const int Seed = 20261123;

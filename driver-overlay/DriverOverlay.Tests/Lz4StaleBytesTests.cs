@@ -17,6 +17,7 @@ namespace DriverOverlay.Tests
     /// block buffer (small reads), straight into the reader's buffer (reads of a whole block or more), and decoded ahead
     /// into the other block buffer, with the reader's buffer filled with the same poison as the pool before every read.
     /// </summary>
+    [Trait("Scope", "Exhaustive")] // run in full on .NET; left out under Mono (scripts/test)
     public class Lz4StaleBytesTests
     {
         private const byte Secret = 0xCD;

@@ -12,8 +12,12 @@ also gets a chart, long-lived.png (working set and GC heap after each query, one
 import pathlib
 import statistics
 
+import core
 import metric_names
-from write_report import MB, fmt, group, load, ratio
+import pipeline_scenarios
+from core import MB, Section, dig, fmt, heap_right_after_dispose, ratio, table
+
+LIMITS = core.TARGETS["hostScenarios"]
 
 PARTIAL = ("partial-read", "partial-read-held")
 CONCURRENT = ("one-query", "sequential-4", "concurrent-4-on-1", "concurrent-4-dbs", "concurrent-16-on-1")
@@ -24,87 +28,6 @@ LONG_LIVED = "long-lived"
 WIDE = "wide-16x16"
 # The probe's overlayMetrics.all key for one instrument and pool: "INSTRUMENT[POOL]".
 COLLECTED_LZ4 = f"{metric_names.COLLECTED}[{metric_names.LZ4_BUFFERS_POOL}]"
-
-
-def dig(run, path):
-    """run[a][b]... for a dotted path, or a function of the run; None where a step is missing."""
-    if callable(path):
-        return path(run)
-    value = run
-    for key in path.split("."):
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
-
-
-def med(runs, path):
-    values = [v for v in (dig(run, path) for run in runs) if v is not None]
-    return statistics.median(values) if values else None
-
-
-def show(value, unit):
-    """The main table's formats (MB, s, plain numbers), plus milliseconds, percentages and ratios ("1.23x")."""
-    if value is None or unit not in ("ms", "%", "x"):
-        return fmt(value, "" if unit == "n" else unit)
-    if unit == "ms":
-        return f"{value * 1000:,.0f} ms"
-    if unit == "%":
-        return f"{value * 100:+.1f} %"
-    return f"{value:.2f}x"
-
-
-def table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
-
-
-class Section:
-    def __init__(self, groups):
-        self.groups = groups
-        self.targets = []
-        self.lines = []
-
-    def runs(self, driver, scenario):
-        return self.groups.get((driver, scenario), [])
-
-    def med(self, driver, scenario, path):
-        return med(self.runs(driver, scenario), path)
-
-    def target(self, name, goal, measured, met):
-        self.targets.append({"name": name, "target": goal, "measured": measured, "met": bool(met)})
-
-    def peak_target(self, name, scenario, path, limit):
-        """Patched / stock of a peak (medians), met at or below `limit`."""
-        stock, patched = self.med("stock", scenario, path), self.med("patched", scenario, path)
-        r = ratio(patched, stock)
-        self.target(name, f"<= {limit}x", f"{r:.3f}x ({show(patched, 'MB')} vs {show(stock, 'MB')})" if r is not None else "n/a",
-                    r is not None and r <= limit)
-
-    def side_by_side(self, scenarios, metrics):
-        """One row per metric; per scenario a stock, a patched and a patched / stock column."""
-        header = ["Metric"]
-        for scenario in scenarios:
-            header += [f"stock ({scenario})", f"patched ({scenario})", "patched / stock"]
-        rows = []
-        for label, path, unit in metrics:
-            row = [label]
-            for scenario in scenarios:
-                stock, patched = self.med("stock", scenario, path), self.med("patched", scenario, path)
-                # No ratio of a difference that can go below zero (heap after dispose minus before open): -0.05 says nothing.
-                r = ratio(patched, stock) if stock is None or stock > 0 else None
-                r = None if r is not None and r < 0 else r
-                row += [show(stock, unit), show(patched, unit), "" if r is None or unit not in ("MB", "s", "ms", "") else f"{r:.2f}"]
-            rows.append(row)
-        self.lines += table(header, rows) + [""]
-
-    def runs_line(self, scenarios):
-        counts = ", ".join(f"{d}/{s}: {len(self.runs(d, s))}" for s in scenarios for d in ("stock", "patched"))
-        self.lines += [f"Runs per column (medians shown): {counts}", ""]
-
-
-def heap_right_after_dispose(run):
-    part = run.get("partial-read") or {}
-    heap, before = part.get("gcHeapRightAfterDisposeBytes"), run.get("gcHeapBeforeOpenBytes")
-    return None if heap is None or before is None else heap - before
 
 
 def collected_lz4(run):
@@ -135,13 +58,14 @@ def partial_read(s):
     ])
     s.runs_line(PARTIAL)
     for scenario in PARTIAL:
-        s.peak_target(f"{scenario}: peak working set above before open vs stock", scenario, "peakWorkingSetAboveBeforeOpenBytes", 0.25)
+        s.peak_target(f"{scenario}: peak working set above before open vs stock", scenario, "peakWorkingSetAboveBeforeOpenBytes",
+                      LIMITS["partialReadPeakAboveBeforeOpenVsStock"])
         started = [dig(run, "partial-read.downloadsStartedAfterDispose") for run in s.runs("patched", scenario)]
         s.target(f"{scenario}: downloads started after the Dispose returned (patched, every run)", "0",
                  ", ".join(str(n) for n in started) or "n/a", started and all(n == 0 for n in started))
         collected = [collected_lz4(run) for run in s.runs("patched", scenario)]
         s.target(f"{scenario}: LZ4 buffers never given back (patched, every run)", "0",
-                 ", ".join(show(c, "MB") for c in collected) or "n/a", collected and all(c == 0 for c in collected))
+                 ", ".join(fmt(c, "MB") for c in collected) or "n/a", collected and all(c == 0 for c in collected))
 
 
 def concurrent(s):
@@ -158,7 +82,7 @@ def concurrent(s):
         for scenario in CONCURRENT:
             stock, patched = s.med("stock", scenario, path), s.med("patched", scenario, path)
             r = ratio(patched, stock)
-            rows.append([f"{label}, {scenario}", show(stock, unit), show(patched, unit), "" if r is None or unit == "n" else f"{r:.2f}"])
+            rows.append([f"{label}, {scenario}", fmt(stock, unit), fmt(patched, unit), "" if r is None or unit == "n" else f"{r:.2f}"])
     for label, scenario, base, path in (
             ("Peak above before open, 4 on one database / one query", "concurrent-4-on-1", "one-query", "peakWorkingSetAboveBeforeOpenBytes"),
             ("Peak above before open, 4 databases / one query", "concurrent-4-dbs", "one-query", "peakWorkingSetAboveBeforeOpenBytes"),
@@ -166,21 +90,19 @@ def concurrent(s):
             ("Wall time, 4 databases / 4 sequential", "concurrent-4-dbs", "sequential-4", "wallSeconds")):
         stock = ratio(s.med("stock", scenario, path), s.med("stock", base, path))
         patched = ratio(s.med("patched", scenario, path), s.med("patched", base, path))
-        rows.append([label, show(stock, "x"), show(patched, "x"), ""])
+        rows.append([label, fmt(stock, "x"), fmt(patched, "x"), ""])
     s.lines += table(["Metric", "stock", "patched", "patched / stock"], rows) + [""]
     s.runs_line(CONCURRENT)
-    one, four = s.med("patched", "one-query", "peakWorkingSetAboveBeforeOpenBytes"), s.med("patched", "concurrent-4-on-1", "peakWorkingSetAboveBeforeOpenBytes")
-    r = ratio(four, one)
-    s.target("concurrent: 4 queries at once on one database, peak above before open vs one query (patched)", "<= 2x",
-             f"{r:.2f}x ({show(four, 'MB')} vs {show(one, 'MB')})" if r is not None else "n/a", r is not None and r <= 2)
-    dbs = s.med("patched", "concurrent-4-dbs", "peakWorkingSetAboveBeforeOpenBytes")
-    s.target("concurrent: 4 queries on one database hold no more than on 4 databases (patched, peak above before open)", "<= 1x",
-             f"{show(four, 'MB')} vs {show(dbs, 'MB')}" if four is not None and dbs is not None else "n/a",
-             four is not None and dbs is not None and four <= dbs)
-    seq_stock, seq_patched = s.med("stock", "sequential-4", "wallSeconds"), s.med("patched", "sequential-4", "wallSeconds")
-    r = ratio(seq_patched, seq_stock)
-    s.target("sequential: 4 queries one after another on one database, wall time vs stock", "<= 1x",
-             f"{r:.2f}x ({show(seq_patched, 's')} vs {show(seq_stock, 's')})" if r is not None else "n/a", r is not None and r <= 1)
+    four_on_one = ("patched", "concurrent-4-on-1", "peakWorkingSetAboveBeforeOpenBytes")
+    s.ratio_target("concurrent: 4 queries at once on one database, peak above before open vs one query (patched)", four_on_one,
+                   ("patched", "one-query", "peakWorkingSetAboveBeforeOpenBytes"), LIMITS["fourQueriesOnOneDatabasePeakAboveBeforeOpenVsOneQuery"])
+    four, dbs = s.med(*four_on_one), s.med("patched", "concurrent-4-dbs", "peakWorkingSetAboveBeforeOpenBytes")
+    limit = LIMITS["fourQueriesOnOneDatabasePeakAboveBeforeOpenVsFourDatabases"]
+    s.target("concurrent: 4 queries on one database hold no more than on 4 databases (patched, peak above before open)", f"<= {limit}x",
+             f"{fmt(four, 'MB')} vs {fmt(dbs, 'MB')}" if four is not None and dbs is not None else "n/a",
+             four is not None and dbs is not None and four <= limit * dbs)
+    s.ratio_target("sequential: 4 queries one after another on one database, wall time vs stock", ("patched", "sequential-4", "wallSeconds"),
+                   ("stock", "sequential-4", "wallSeconds"), LIMITS["sequentialWallTimeVsStock"], unit="s")
     budget(s)
 
 
@@ -196,11 +118,11 @@ def budget(s):
     rows = []
     for scenario in CONCURRENT + (WIDE,):
         rows.append([scenario,
-                     show(s.med("patched", scenario, "overlayMetrics.budget.limitBytes"), "MB"),
-                     show(s.med("patched", scenario, "overlayMetrics.budget.peakInUseBytes"), "MB"),
-                     show(s.med("patched", scenario, "overlayMetrics.budget.peakWaiters"), "n"),
-                     show(s.med("patched", scenario, "overlayMetrics.budget.waits"), "n"),
-                     show(s.med("patched", scenario, "overlayMetrics.budget.waitSeconds"), "s")])
+                     fmt(s.med("patched", scenario, "overlayMetrics.budget.limitBytes"), "MB"),
+                     fmt(s.med("patched", scenario, "overlayMetrics.budget.peakInUseBytes"), "MB"),
+                     fmt(s.med("patched", scenario, "overlayMetrics.budget.peakWaiters"), "n"),
+                     fmt(s.med("patched", scenario, "overlayMetrics.budget.waits"), "n"),
+                     fmt(s.med("patched", scenario, "overlayMetrics.budget.waitSeconds"), "s")])
     s.lines += table(["Scenario", "budget", "peak in use", "peak waiters", "waits", "time waited"], rows) + [""]
     runs = s.runs("patched", SMALL_BUDGET)
     finished = [dig(run, "rows") == dig(run, "expectedRows") and not dig(run, "errors") for run in runs]
@@ -215,7 +137,7 @@ def budget(s):
         over.append((peak, limit + 16 * (largest + DECODE_BLOCK_BYTES)))
     s.target(f"{SMALL_BUDGET}: budget in use within the budget plus one file and one decode block per reader (patched, every run)",
              "peak <= budget + 16 x (largest file + 4 MiB)",
-             ", ".join(f"{show(p, 'MB')} (bound {show(b, 'MB')})" for p, b in over) or "n/a",
+             ", ".join(f"{fmt(p, 'MB')} (bound {fmt(b, 'MB')})" for p, b in over) or "n/a",
              bool(over) and all(p <= b for p, b in over))
 
 
@@ -281,40 +203,26 @@ def long_lived(s, out):
         ("Threads after the last query", lambda run: ((dig(run, "sequential.perQuery") or [{}])[-1]).get("Threads"), "n"),
         ("Wall time of the 100 queries", "wallSeconds", "s"),
     ]
-    rows = [[label] + [show(s.med(d, LONG_LIVED, path), unit) for d in ("stock", "patched")] for label, path, unit in metrics]
+    rows = [[label] + [fmt(s.med(d, LONG_LIVED, path), unit) for d in ("stock", "patched")] for label, path, unit in metrics]
     s.lines += table(["Metric", "stock", "patched"], rows) + [""]
     s.runs_line((LONG_LIVED,))
     d = s.med("patched", LONG_LIVED, drift("WorkingSetBytes"))
-    s.target("long-lived: working set drift over 100 queries (patched)", "< 5 %", show(d, "%"), d is not None and d < 0.05)
+    percent = LIMITS["longLivedWorkingSetDriftBelowPercent"]
+    s.target("long-lived: working set drift over 100 queries (patched)", f"< {percent} %", fmt(d, "%"), d is not None and d < percent / 100)
     back = s.med("patched", LONG_LIVED, after_idle("afterIdleAndAggressiveCollection", "WorkingSetBytes", True))
+    within = LIMITS["longLivedWorkingSetAfterIdleTrimWithinMB"]
     s.target("long-lived: working set after the idle trim, once the GC gave its free regions back (aggressive collection), "
-             "vs before the first query (patched)", "within 5 MB", show(back, "MB"), back is not None and abs(back) <= 5 * MB)
-    chart(s, out / "long-lived.png")
-
-
-def chart(s, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
-    colours = {"stock": "#c0392b", "patched": "#2471a3"}
+             "vs before the first query (patched)", f"within {within} MB", fmt(back, "MB"), back is not None and abs(back) <= within * MB)
+    curves = []
     for driver in ("stock", "patched"):
         runs = sorted(s.runs(driver, LONG_LIVED), key=lambda run: last10("WorkingSetBytes")(run) or 0)
-        if not runs:
-            continue
-        per_query = dig(runs[len(runs) // 2], "sequential.perQuery") or []  # the run with the median final working set
-        queries = [q["Query"] for q in per_query]
-        ax.plot(queries, [q["WorkingSetBytes"] / MB for q in per_query], color=colours[driver], linewidth=1.6, label=f"{driver} working set")
-        ax.plot(queries, [q["GcHeapBytes"] / MB for q in per_query], color=colours[driver], linewidth=0.9, linestyle="--", label=f"{driver} GC heap")
-    ax.set_xlabel("query (one database kept open)")
-    ax.set_ylabel("MB after the query")
-    ax.set_title("Long-lived: working set and GC heap after each query, stock vs patched")
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+        if runs:
+            per_query = dig(runs[len(runs) // 2], "sequential.perQuery") or []  # the run with the median final working set
+            queries = [q["Query"] for q in per_query]
+            curves += [(driver, "working set", queries, [q["WorkingSetBytes"] for q in per_query], True),
+                       (driver, "GC heap", queries, [q["GcHeapBytes"] for q in per_query], False)]
+    core.chart(out / "long-lived.png", "Long-lived: working set and GC heap after each query, stock vs patched",
+               "query (one database kept open)", "MB after the query", curves)
 
 
 def peak_above_before_open(run):
@@ -339,26 +247,13 @@ def wide(s):
     s.runs_line((WIDE,))
     stock, patched = s.med("stock", WIDE, "rowsPerSecond"), s.med("patched", WIDE, "rowsPerSecond")
     r = ratio(patched, stock)
-    s.target("wide-16x16: rows per second vs stock", ">= 1x", f"{r:.2f}x" if r is not None else "n/a", r is not None and r >= 1)
-    s.peak_target("wide-16x16: peak working set above before open vs stock", WIDE, peak_above_before_open, 0.3)
-
-
-def correctness(groups):
-    failures = []
-    for (driver, scenario), runs in sorted(groups.items()):
-        for run in runs:
-            if not run.get("rowsVerified", False) or run.get("valueErrors", 1) != 0:
-                failures.append(f"{driver}/{scenario} ({run['_file']}): rows verified={run.get('rowsVerified')}, "
-                                f"value errors={run.get('valueErrors')}: {'; '.join((run.get('errors') or [])[:2])}")
-            scope = run.get("overlayMetrics") or {}
-            if driver == "patched" and (scope.get("inUseBytes", 0) != 0 or scope.get("retainedBytes", 0) != 0):
-                failures.append(f"{driver}/{scenario} ({run['_file']}): pools not empty after dispose "
-                                f"(in use {scope.get('inUseBytes')}, retained {scope.get('retainedBytes')})")
-    return failures
+    limit = LIMITS["wideRowsPerSecondVsStockAtLeast"]
+    s.target("wide-16x16: rows per second vs stock", f">= {limit}x", f"{r:.2f}x" if r is not None else "n/a", r is not None and r >= limit)
+    s.peak_target("wide-16x16: peak working set above before open vs stock", WIDE, peak_above_before_open, LIMITS["widePeakAboveBeforeOpenVsStock"])
 
 
 def section(results_dir, output_dir):
-    groups = group(load(results_dir))
+    groups = core.group(core.load(results_dir))
     s = Section(groups)
     s.lines += ["## Host scenarios: what a Power BI host does (issue 16)", "",
                 "Each scenario in its own probe process per run, stock and patched interleaved; medians. \"Above before "
@@ -374,12 +269,10 @@ def section(results_dir, output_dir):
         long_lived(s, pathlib.Path(output_dir))
     if WIDE in ran:
         wide(s)
-    import pipeline_scenarios
     if ran & set(pipeline_scenarios.SCENARIOS):
         pipeline_scenarios.section(s)
-    failures = correctness(groups)
-    s.lines += ["### Host scenario targets", "", "| Target | Goal | Measured | Met |", "|---|---|---|---|"]
-    s.lines += [f"| {t['name']} | {t['target']} | {t['measured']} | {'yes' if t['met'] else '**no**'} |" for t in s.targets]
+    failures = core.correctness(groups)
+    s.lines += ["### Host scenario targets", ""] + core.target_rows(s.targets)
     s.lines += ["", "### Host scenario correctness", ""]
     s.lines += ["Every row each scenario read was checked against the data set generator; the patched driver's pools were "
                 "back to zero in use and zero retained after dispose."] if not failures else [f"- {f}" for f in failures]

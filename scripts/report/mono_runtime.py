@@ -12,9 +12,11 @@ net472 assemblies with .NET Framework's class libraries (reimplemented) on a dif
 median of the interleaved runs. The targets are issue 33's; like the host scenarios' they are goals: a miss is reported
 here (and in summary.json as monoTargets) and does not change verify's exit status. Correctness failures do.
 """
-from host_scenarios import Section, correctness, heap_right_after_dispose, show
+import core
+from core import MB, Section, fmt, heap_right_after_dispose
 from verify_notes import describe_substitution
-from write_report import MB
+
+LIMITS = core.TARGETS["mono"]
 
 FULL_READ = "mono-full-read"
 PARTIAL_READ = "mono-partial-read"
@@ -81,8 +83,7 @@ NOT_TOLD = [
 
 
 def section(results_dir, build_notes=None):
-    from write_report import group, load
-    groups = group(load(results_dir))
+    groups = core.group(core.load(results_dir))
     s = Section(groups)
     runtime = next((run.get("gc", {}).get("runtimeName") or run.get("runtime") for runs in groups.values() for run in runs
                     if (run.get("gc", {}).get("runtimeName") or run.get("runtime"))), "Mono")
@@ -118,12 +119,11 @@ def section(results_dir, build_notes=None):
         s.side_by_side((ONE_QUERY, FOUR_ON_ONE), CONCURRENT_METRICS)
         s.runs_line((ONE_QUERY, FOUR_ON_ONE))
     targets(s)
-    s.lines += ["### Targets on Mono (issue 33)", "", "| Target | Goal | Measured | Met |", "|---|---|---|---|"]
-    s.lines += [f"| {t['name']} | {t['target']} | {t['measured']} | {'yes' if t['met'] else '**no**'} |" for t in s.targets]
+    s.lines += ["### Targets on Mono (issue 33)", ""] + core.target_rows(s.targets)
     s.lines += ["", "Goals: a miss is reported, it does not change verify's exit status (Mono is a stand-in).", ""]
     s.lines += ["### What Mono cannot measure", ""] + [f"- {line}" for line in NOT_MEASURED] + [""]
     s.lines += ["### What Mono cannot tell about .NET Framework", ""] + [f"- {line}" for line in NOT_TOLD] + [""]
-    failures = [f"Mono: {f}" for f in correctness(groups)]
+    failures = [f"Mono: {f}" for f in core.correctness(groups)]
     s.lines += ["### Mono correctness", ""]
     s.lines += ["Every row each run read was checked against the data set generator; the patched driver's pools were back to "
                 "zero in use and zero retained after dispose."] if not failures else [f"- {f}" for f in failures]
@@ -131,19 +131,18 @@ def section(results_dir, build_notes=None):
 
 
 def targets(s):
-    """Issue 33's targets, on the medians of the Mono runs."""
-    s.peak_target("full read: peak working set vs stock", FULL_READ, "peakWorkingSetBytes", 0.45)
+    """The Mono section's targets (limits: targets.json's mono), on the medians of the Mono runs."""
+    s.peak_target("full read: peak working set vs stock", FULL_READ, "peakWorkingSetBytes", LIMITS["fullReadPeakWorkingSetVsStock"])
     stock, patched = s.med("stock", FULL_READ, "fullCollections"), s.med("patched", FULL_READ, "fullCollections")
     s.target("full read: full collections vs stock", "<= stock's",
              f"{patched:.0f} vs {stock:.0f}" if stock is not None and patched is not None else "n/a",
              stock is not None and patched is not None and patched <= stock)
-    stock, patched = s.med("stock", FULL_READ, "wallSeconds"), s.med("patched", FULL_READ, "wallSeconds")
-    r = patched / stock if stock and patched is not None else None
-    s.target("full read: wall time vs stock", "<= 0.8x", f"{r:.3f}x ({show(patched, 's')} vs {show(stock, 's')})" if r is not None else "n/a",
-             r is not None and r <= 0.8)
+    s.ratio_target("full read: wall time vs stock", ("patched", FULL_READ, "wallSeconds"), ("stock", FULL_READ, "wallSeconds"),
+                   LIMITS["fullReadWallTimeVsStock"], unit="s", digits=3)
+    within = LIMITS["fullReadGcHeapAfterDisposeWithinMB"]
     delta = s.med("patched", FULL_READ, "gcHeapAfterDisposeDeltaBytes")
-    s.target("full read: GC heap after dispose vs before open (patched)", "within 5 MB", show(delta, "MB"),
-             delta is not None and abs(delta) <= 5 * MB)
+    s.target("full read: GC heap after dispose vs before open (patched)", f"within {within} MB", fmt(delta, "MB"),
+             delta is not None and abs(delta) <= within * MB)
     runs = [run for d in ("stock", "patched") for run in s.runs(d, FULL_READ)]
     right = all(run.get("rowsVerified") and run.get("valueErrors", 1) == 0 and run.get("sampleEvery") == 1 for run in runs)
     s.target("full read: every value checked and right (every run)", "all",
@@ -154,8 +153,8 @@ def targets(s):
                 for run in patched_runs)
     s.target("full read: pools in use and retained after dispose (patched, every run)", "0",
              "0" if patched_runs and empty else ("n/a" if not patched_runs else "not 0"), bool(patched_runs) and empty)
-    s.peak_target("partial read: peak working set above before open vs stock", PARTIAL_READ, "peakWorkingSetAboveBeforeOpenBytes", 0.4)
-    one, four = s.med("patched", ONE_QUERY, "peakWorkingSetAboveBeforeOpenBytes"), s.med("patched", FOUR_ON_ONE, "peakWorkingSetAboveBeforeOpenBytes")
-    r = four / one if one and four is not None else None
-    s.target("4 queries at once on one database, peak above before open vs one query (patched)", "<= 2x",
-             f"{r:.2f}x ({show(four, 'MB')} vs {show(one, 'MB')})" if r is not None else "n/a", r is not None and r <= 2)
+    s.peak_target("partial read: peak working set above before open vs stock", PARTIAL_READ, "peakWorkingSetAboveBeforeOpenBytes",
+                  LIMITS["partialReadPeakAboveBeforeOpenVsStock"])
+    s.ratio_target("4 queries at once on one database, peak above before open vs one query (patched)",
+                   ("patched", FOUR_ON_ONE, "peakWorkingSetAboveBeforeOpenBytes"), ("patched", ONE_QUERY, "peakWorkingSetAboveBeforeOpenBytes"),
+                   LIMITS["fourQueriesOnOneDatabasePeakAboveBeforeOpenVsOneQuery"])

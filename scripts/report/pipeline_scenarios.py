@@ -3,7 +3,7 @@ stock, wide-tuned stock (the stock build with upstream's 16 parallel downloads, 
 and patched, from the memory probe's runs that scripts/verify.d/host-scenarios.sh names consumer-heavy,
 consumer-heavy-contended, network-loopback, network-per-stream and network-shared-link.
 
-    section(s)   # s: host_scenarios.Section; adds its lines and its targets (goals) to s
+    section(s)   # s: core.Section of the host scenarios; adds its lines and its targets (goals) to s
 
 Every figure is the median of its column's runs. Time to first batch is from the query's start (connection and execution
 included). Downloads in flight come from the mock's journal (every driver); files in flight, files waiting and the
@@ -12,8 +12,11 @@ driver-overlay/DatabricksMemoryMetricNames.cs has InFlight, Waiting or Window in
 """
 import re
 
+import core
 import metric_names
-from write_report import MB, ratio
+from core import MB, fmt, ratio, table
+
+LIMITS = core.TARGETS["consumerAndNetwork"]
 
 CONSUMER = ("consumer-heavy", "consumer-heavy-contended")
 LOOPBACK = "network-loopback"
@@ -50,13 +53,7 @@ def contention_cores(run):
     return cpu / wall if cpu is not None and wall else None
 
 
-def has_runs(s):
-    return any(s.runs(driver, scenario) for driver in DRIVERS for scenario in SCENARIOS)
-
-
 def section(s):
-    from host_scenarios import show, table  # host_scenarios imports this module inside its section()
-
     s.lines += ["### Consumer and network (issue 34)", "",
                 "One query each, where the consumer or the network is the bottleneck. `consumer-heavy`: a quarter of the "
                 "rows, every value converted and checked, as a Power BI mashup engine converts every value; "
@@ -80,7 +77,7 @@ def section(s):
         for label, path, unit in metrics:
             stock, wide, patched = (s.med(driver, scenario, path) for driver in DRIVERS)
             vs_stock, vs_wide = ratio(patched, stock), ratio(patched, wide)
-            rows.append([f"{scenario}: {label}", show(stock, unit), show(wide, unit), show(patched, unit),
+            rows.append([f"{scenario}: {label}", fmt(stock, unit), fmt(wide, unit), fmt(patched, unit),
                          "" if vs_stock is None or unit == "n" else f"{vs_stock:.2f}",
                          "" if vs_wide is None or unit == "n" else f"{vs_wide:.2f}"])
         if scenario == "consumer-heavy-contended":
@@ -90,18 +87,7 @@ def section(s):
     s.lines += table(["Metric", "stock", "wide-tuned stock", "patched", "patched / stock", "patched / wide-tuned"], rows) + [""]
     counts = ", ".join(f"{d}/{sc}: {len(s.runs(d, sc))}" for sc in SCENARIOS for d in DRIVERS if s.runs(d, sc))
     s.lines += [f"Runs per column (medians shown): {counts}", ""]
-    targets(s, show)
-
-
-def wall_target(s, show, scenario, base, limit, label, cause=None):
-    """patched / `base` of the wall time, met at or below `limit`; a miss says its measured cause where one is known."""
-    patched, other = s.med("patched", scenario, "wallSeconds"), s.med(base, scenario, "wallSeconds")
-    r = ratio(patched, other)
-    measured = f"{r:.2f}x ({show(patched, 's')} vs {show(other, 's')})" if r is not None else "n/a"
-    met = r is not None and r <= limit
-    if not met and r is not None and cause:
-        measured += f"; {cause}"
-    s.target(f"{scenario}: wall time vs {label}", f"<= {limit}x", measured, met)
+    targets(s)
 
 
 def in_flight(s, scenario):
@@ -117,19 +103,22 @@ def link_floor(s):
     return f"the link alone needs {sent / rate:.2f} s for the result's {sent / MB:,.0f} MB" if sent and rate else None
 
 
-def targets(s, show):
-    wall_target(s, show, "consumer-heavy", "stock", 0.8, "stock")
+def wall_target(s, scenario, base, limit, label, cause=None):
+    """patched / `base` of the wall time, met at or below `limit`; a miss says its measured cause where one is known."""
+    s.ratio_target(f"{scenario}: wall time vs {label}", ("patched", scenario, "wallSeconds"), (base, scenario, "wallSeconds"),
+                   limit, unit="s", cause=cause)
+
+
+def targets(s):
+    wall_target(s, "consumer-heavy", "stock", LIMITS["consumerHeavyWallTimeVsStock"], "stock")
     cores = s.med("patched", "consumer-heavy-contended", contention_cores)
-    wall_target(s, show, "consumer-heavy-contended", "stock", 0.9, "stock under the same contention",
+    wall_target(s, "consumer-heavy-contended", "stock", LIMITS["consumerHeavyContendedWallTimeVsStock"], "stock under the same contention",
                 f"the contention process used {cores:.2f} cores" if cores is not None else None)
-    wall_target(s, show, PER_STREAM, "stock", 0.5, "stock", in_flight(s, PER_STREAM))
-    wall_target(s, show, PER_STREAM, WIDE, 1.2, "wide-tuned stock", in_flight(s, PER_STREAM))
-    patched, wide = s.med("patched", PER_STREAM, PEAK_ABOVE), s.med(WIDE, PER_STREAM, PEAK_ABOVE)
-    r = ratio(patched, wide)
-    s.target(f"{PER_STREAM}: peak working set above before open vs wide-tuned stock", "<= 0.25x",
-             f"{r:.2f}x ({show(patched, 'MB')} vs {show(wide, 'MB')})" if r is not None else "n/a", r is not None and r <= 0.25)
-    wall_target(s, show, SHARED_LINK, "stock", 1.0, "stock", "; ".join(filter(None, (in_flight(s, SHARED_LINK), link_floor(s)))))
-    link, loopback = s.med("patched", SHARED_LINK, PEAK_ABOVE), s.med("patched", LOOPBACK, PEAK_ABOVE)
-    r = ratio(link, loopback)
-    s.target(f"{SHARED_LINK}: peak working set above before open no higher than over loopback ({LOOPBACK}, patched)", "<= 1x",
-             f"{r:.2f}x ({show(link, 'MB')} vs {show(loopback, 'MB')})" if r is not None else "n/a", r is not None and r <= 1)
+    wall_target(s, PER_STREAM, "stock", LIMITS["perStreamWallTimeVsStock"], "stock", in_flight(s, PER_STREAM))
+    wall_target(s, PER_STREAM, WIDE, LIMITS["perStreamWallTimeVsWideTunedStock"], "wide-tuned stock", in_flight(s, PER_STREAM))
+    s.ratio_target(f"{PER_STREAM}: peak working set above before open vs wide-tuned stock", ("patched", PER_STREAM, PEAK_ABOVE),
+                   (WIDE, PER_STREAM, PEAK_ABOVE), LIMITS["perStreamPeakAboveBeforeOpenVsWideTunedStock"])
+    wall_target(s, SHARED_LINK, "stock", LIMITS["sharedLinkWallTimeVsStock"], "stock",
+                "; ".join(filter(None, (in_flight(s, SHARED_LINK), link_floor(s)))))
+    s.ratio_target(f"{SHARED_LINK}: peak working set above before open no higher than over loopback ({LOOPBACK}, patched)",
+                   ("patched", SHARED_LINK, PEAK_ABOVE), ("patched", LOOPBACK, PEAK_ABOVE), LIMITS["sharedLinkPeakAboveBeforeOpenVsLoopback"])

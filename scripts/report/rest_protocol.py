@@ -8,9 +8,8 @@ The metrics are the Thrift path's (allocated, Gen2, heap after dispose, peak wor
 interleaved runs. No target is judged here: issue 20's ratios were set for the Thrift path, and the REST figures are
 shown beside them; every row read is still checked, and the patched driver's pools must be back to zero.
 """
-import host_scenarios
-from host_scenarios import Section, heap_right_after_dispose
-from write_report import group, load
+import core
+from core import Section, heap_right_after_dispose
 
 FULL_READ_PREFIX = "rest-cloudfetch"
 PARTIAL_READ = "rest-partial-read"
@@ -42,7 +41,7 @@ PARTIAL_READ_METRICS = [
 
 
 def section(results_dir):
-    groups = group(load(results_dir))
+    groups = core.group(core.load(results_dir))
     s = Section(groups)
     full = sorted({scenario for _, scenario in groups if scenario.startswith(FULL_READ_PREFIX)})
     s.lines += ["## REST protocol (Statement Execution API)", "",
@@ -60,7 +59,7 @@ def section(results_dir):
                     "the partial-read rate (as in the Thrift host scenario `partial-read`).", ""]
         s.side_by_side((PARTIAL_READ,), PARTIAL_READ_METRICS)
         s.runs_line((PARTIAL_READ,))
-    failures = [f"REST: {f}" for f in host_scenarios.correctness(groups)]
+    failures = [f"REST: {f}" for f in core.correctness(groups)]
     s.lines += ["### REST correctness", ""]
     s.lines += ["Every row each REST run read was checked against the data set generator; the patched driver's pools were "
                 "back to zero in use and zero retained after dispose."] if not failures else [f"- {f}" for f in failures]

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The recording path of scripts/verify, end to end: record_counters (scripts/verify.d/counters.sh) runs a small child
 that publishes known values on the overlay's own meter (integration-tests/CountersSubject, built by scripts/test)
-under `dotnet dotnet-counters collect`, and the report's parser (write_report.read_recording) reads the CSV back.
+under `dotnet dotnet-counters collect`, and the report's parser (counter_recordings.read_recording) reads the CSV back.
 
     test_counters_recording.py [--trx FILE]     (run by scripts/test; needs `dotnet tool restore` done)
 
@@ -16,9 +16,9 @@ import sys
 import tempfile
 import unittest
 
+import counter_recordings
 import metric_names
 import unittest_trx
-import write_report
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SUBJECT = REPO / "artifacts" / "bin" / "CountersSubject" / "Release" / "net10.0" / "CountersSubject.dll"
@@ -55,7 +55,7 @@ class RecordedRun(unittest.TestCase):
         """Every recorded value of one instrument of the overlay's meter with exactly these tags, in order."""
         found = []
         for row in self.rows:
-            name, row_tags = write_report.parse_counter_name(row["Counter Name"])
+            name, row_tags = counter_recordings.parse_counter_name(row["Counter Name"])
             if row["Provider"] == metric_names.METER_NAME and name == instrument and row_tags == tags:
                 found.append(float(row["Mean/Increment"]))
         return found
@@ -77,15 +77,15 @@ class RecordedRun(unittest.TestCase):
         self.assertEqual({1.0}, set(self.values(metric_names.LIVE_SCOPES, scope=SCOPE)))
 
     def test_the_runtime_counters_are_recorded_too(self):
-        names = {write_report.parse_counter_name(row["Counter Name"])[0] for row in self.rows if row["Provider"] == "System.Runtime"}
-        self.assertIn(write_report.HEAP_SIZE, names)
+        names = {counter_recordings.parse_counter_name(row["Counter Name"])[0] for row in self.rows if row["Provider"] == "System.Runtime"}
+        self.assertIn(counter_recordings.HEAP_SIZE, names)
 
     def test_the_report_reads_the_largest_in_use_of_one_scope_and_pool(self):
-        rows, heap, in_use = write_report.read_recording(self.csv)
+        rows, heap, in_use = counter_recordings.read_recording(self.csv)
         self.assertEqual(len(self.rows), rows)
         self.assertEqual(3 * MIB, in_use)
         self.assertIsNotNone(heap)
-        section = "\n".join(write_report.counter_recordings(self.csv.parent, self.csv.parent / "report"))
+        section = "\n".join(counter_recordings.section(self.csv.parent, self.csv.parent / "report"))
         self.assertIn(f"| patched-subject-1 | [../patched-subject-1.csv](../patched-subject-1.csv) | {rows:,} |", section)
         self.assertIn("| 3.0 MB |", section)
 
@@ -97,7 +97,7 @@ class UnrecordedRun(unittest.TestCase):
             status, _ = record(csv, "dotnet", str(pathlib.Path(folder) / "no-such-program.dll"))
             self.assertEqual("", status)
             self.assertEqual("Timestamp,Provider,Counter Name,Counter Type,Mean/Increment", csv.read_text().strip())
-            self.assertEqual((0, None, None), write_report.read_recording(csv))
+            self.assertEqual((0, None, None), counter_recordings.read_recording(csv))
 
 
 if __name__ == "__main__":

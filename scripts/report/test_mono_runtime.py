@@ -120,8 +120,9 @@ class MonoSection(unittest.TestCase):
 
 class ReportArguments(unittest.TestCase):
     def test_the_mono_results_option(self):
-        self.assertEqual({"results_dir": "R", "output_dir": "O", "mono_dir": "M", "mono_notes_file": "N"},
-                         write_report.parse(["R", "--mono-results", "M", "O", "--mono-build-notes", "N"]))
+        self.assertEqual({"results_dir": "R", "output_dir": "O", "counters_dir": None, "notes_file": None, "host_dir": None,
+                          "upstream_summary": None, "rest_dir": None, "mono_dir": "M", "mono_notes_file": "N"},
+                         write_report.arguments(["R", "--mono-results", "M", "O", "--mono-build-notes", "N"]))
 
 
 if __name__ == "__main__":

@@ -74,9 +74,17 @@ class RestSection(unittest.TestCase):
 class ReportArguments(unittest.TestCase):
     def test_options_go_anywhere_and_positionals_keep_their_order(self):
         self.assertEqual({"results_dir": "R", "output_dir": "O", "counters_dir": "C", "notes_file": "N", "host_dir": "H",
-                          "upstream_summary": "U", "rest_dir": "REST"},
-                         write_report.parse(["--upstream-tests", "U", "R", "O", "--rest-results", "REST", "C", "N", "H"]))
-        self.assertEqual({"results_dir": "R", "output_dir": "O"}, write_report.parse(["R", "O"]))
+                          "upstream_summary": "U", "rest_dir": "REST", "mono_dir": None, "mono_notes_file": None},
+                         write_report.arguments(["--upstream-tests", "U", "R", "O", "--rest-results", "REST", "C", "N", "H"]))
+        self.assertEqual({"results_dir": "R", "output_dir": "O", "counters_dir": None, "notes_file": None, "host_dir": None,
+                          "upstream_summary": None, "rest_dir": None, "mono_dir": None, "mono_notes_file": None},
+                         write_report.arguments(["R", "O"]))
+
+    def test_a_missing_output_dir_or_an_extra_argument_is_a_usage_error(self):
+        for argv in (["R"], ["R", "O", "C", "N", "H", "extra"], ["R", "O", "--rest-results"]):
+            with self.assertRaises(SystemExit) as exit:
+                write_report.arguments(argv)
+            self.assertEqual(2, exit.exception.code, argv)
 
 
 if __name__ == "__main__":

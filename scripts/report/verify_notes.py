@@ -5,7 +5,7 @@ its data prepared before the timed runs."""
 import json
 import pathlib
 
-MB = 1024 * 1024
+from core import MB
 
 
 def describe_substitution(s):
@@ -58,7 +58,8 @@ def target_builds_section(builds):
     return lines
 
 
-def load(path):
+def read(path):
+    """The build notes JSON at `path`, or None when there is none."""
     if not path:
         return None
     file = pathlib.Path(path)

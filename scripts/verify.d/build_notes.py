@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """What scripts/verify had to do differently from a plain build or measurement, kept in one JSON file for the
-report (scripts/report/write_report.py reads it): the base the drivers were built from and the data sets the mock
-server prepared before the timed runs. The build's MSBuild overrides, the packages not served and the substitutions
+report (scripts/report/write_report.py reads it): how verify was run (scripts/keep-report records it beside a kept
+report), the base the drivers were built from and the data sets the mock server prepared before the timed runs. The build's MSBuild overrides, the packages not served and the substitutions
 NuGet made are written into the same file by `scripts/patch publish --build-notes FILE`, and the outcome of each
 netstandard2.0 and net472 build ("targetBuilds") by `scripts/patch build --build-notes FILE`.
 
     build_notes.py FILE init
+    build_notes.py FILE run CHECKOUT ARGUMENT...               (verify's arguments, its checkout and the date, UTC)
     build_notes.py FILE base TAG REPOSITORY COMMIT            (the base the drivers were built from)
     build_notes.py FILE dataset STATEMENT RESPONSE_JSON         (prints what was prepared)
 """
+import datetime
 import json
 import pathlib
 import sys
@@ -31,7 +33,10 @@ def main(args):
     notes.setdefault("substitutions", [])
     notes.setdefault("datasets", [])
     notes.setdefault("targetBuilds", [])
-    if command == "base":
+    if command == "run":
+        notes["run"] = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+                        "checkout": rest[0], "arguments": rest[1:]}
+    elif command == "base":
         notes["base"] = {"tag": rest[0], "repository": rest[1], "commit": rest[2]}
     elif command == "dataset":
         response = json.loads(rest[1])

@@ -143,7 +143,8 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
 
             // Act
             pool.Release();
-            WeakReference forgotten = CreateForgottenPool();
+            WeakReference forgotten = null!;
+            OnOwnThread(() => forgotten = CreateForgottenPool());
             FullCollect();
 
             // Assert: neither the timer nor the Gen2 callback may keep a forgotten database's pool alive

@@ -22,6 +22,10 @@ namespace DriverOverlay.Tests.Memory
         // Small objects a decode makes besides its arrays (streams, the rental, the buffer): far below one block.
         private const int Overhead = 64 * KiB;
 
+        // Decode-ahead's worker starts the thread pool's and the tasks' machinery the first time: about 88 KB measured
+        // under Mono 6.8 (the same for 300 and 520 blocks, so not per block), within Overhead on .NET 10.
+        private const int DecodeAheadOverhead = 2 * Overhead;
+
         private readonly ITestOutputHelper _output;
 
         public BoundedSizingTests(ITestOutputHelper output)
@@ -63,7 +67,7 @@ namespace DriverOverlay.Tests.Memory
             _output.WriteLine($"{shape} via {entry}: {data.Length:N0} bytes decoded from {compressed.Length:N0}, {allocated:N0} bytes allocated ({(double)allocated / data.Length:F2}x), working memory {workingMemory:N0}");
             Assert.True(data.AsSpan().SequenceEqual(decoded), "decoded bytes differ from the original");
             long blocks = entry == EntryPoint.DecodeAsReadAhead ? 2 : 1;
-            Assert.InRange(allocated, 0, entry == EntryPoint.DecompressToArray ? 2L * data.Length + FourMiB + Overhead : (blocks * FourMiB) + Lz4FrameDecoder.WindowSize + Overhead);
+            Assert.InRange(allocated, 0, entry == EntryPoint.DecompressToArray ? 2L * data.Length + FourMiB + Overhead : (blocks * FourMiB) + Lz4FrameDecoder.WindowSize + (blocks == 2 ? DecodeAheadOverhead : Overhead));
             Assert.InRange(workingMemory, 0, (blocks * FourMiB) + Lz4FrameDecoder.WindowSize);
             Assert.Equal(0, lease.Scope.BufferPool.InUseBytes);
         }
