@@ -20,7 +20,10 @@ LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 def broken_links(root, patterns=DOCUMENTS):
     """(document, target) for each relative link whose file does not exist; URLs and anchors in the page are not files."""
     broken = []
-    for document in sorted({path for pattern in patterns for path in root.glob(pattern)}):
+    # The repository's own pages: not those of installed packages (npm's node_modules) or of build output.
+    documents = {path for pattern in patterns for path in root.glob(pattern)
+                 if not {"node_modules", "artifacts"} & set(path.relative_to(root).parts)}
+    for document in sorted(documents):
         text = re.sub(r"```.*?```", "", document.read_text(), flags=re.S)
         for target in LINK.findall(text):
             file = target.split("#")[0]
@@ -35,6 +38,8 @@ class Links(unittest.TestCase):
             root = pathlib.Path(temp)
             (root / "docs" / "results").mkdir(parents=True)
             (root / "docs" / "results" / "report.md").write_text("[csv](../counters/a.csv)")
+            (root / "integration-tests" / "node_modules" / "q").mkdir(parents=True)
+            (root / "integration-tests" / "node_modules" / "q" / "README.md").write_text("[a package's own](x.md)")
             (root / "README.md").write_text("[r](docs/results/report.md#targets) [u](https://example.org/x) [a](#top) "
                                             "[d](docs/) [gone](docs/gone.md)\n```\n[in a code block](nothing.md)\n```\n")
             self.assertEqual([("README.md", "docs/gone.md"), ("docs/results/report.md", "../counters/a.csv")],

@@ -64,13 +64,25 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         /// <summary>An IPC stream of <paramref name="batches"/> batches of <paramref name="rows"/> rows, numbered from <paramref name="firstBatch"/>.</summary>
         public static byte[] IpcStream(int batches, int rows, int firstBatch = 0)
         {
+            int[] rowCounts = new int[batches];
+            for (int i = 0; i < batches; i++)
+            {
+                rowCounts[i] = rows;
+            }
+
+            return IpcStream(rowCounts, firstBatch);
+        }
+
+        /// <summary>An IPC stream of one batch per entry of <paramref name="rowCounts"/>, numbered from <paramref name="firstBatch"/>.</summary>
+        public static byte[] IpcStream(int[] rowCounts, int firstBatch = 0)
+        {
             using (MemoryStream output = new MemoryStream())
             {
                 using (ArrowStreamWriter writer = new ArrowStreamWriter(output, Schema, leaveOpen: true))
                 {
-                    for (int i = 0; i < batches; i++)
+                    for (int i = 0; i < rowCounts.Length; i++)
                     {
-                        using (RecordBatch batch = Batch(firstBatch + i, rows))
+                        using (RecordBatch batch = Batch(firstBatch + i, rowCounts[i]))
                         {
                             writer.WriteRecordBatch(batch);
                         }

@@ -17,6 +17,9 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Runtime.CompilerServices;
+using System.Runtime.ExceptionServices;
+using System.Threading;
 using System.Threading.Tasks;
 using K4os.Compression.LZ4.Streams;
 using K4os.Hash.xxHash;
@@ -176,6 +179,56 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             }
 
             return (starts, stored);
+        }
+
+        /// <summary>
+        /// A frame cut just before its end mark: every block decodes (so the destination is fully used), then the input
+        /// ends inside the frame.
+        /// </summary>
+        public static byte[] Truncated(byte[] frame)
+        {
+            byte[] truncated = new byte[frame.Length - 4];
+            Buffer.BlockCopy(frame, 0, truncated, 0, truncated.Length);
+            return truncated;
+        }
+
+        /// <summary>
+        /// Runs <paramref name="work"/> on a thread of its own and waits for it to end. Mono scans thread stacks
+        /// conservatively: a slot of a frame that has returned, or a register, may still point at an object the test
+        /// dropped and keep it alive through <see cref="FullCollect"/>; a thread that has ended leaves no stack. For tests
+        /// that expect what the work allocated to be collectable afterwards (on .NET it changes nothing).
+        /// </summary>
+        public static void OnOwnThread(Action work)
+        {
+            Exception? failure = null;
+            Thread thread = new Thread(() =>
+            {
+                try
+                {
+                    work();
+                }
+                catch (Exception ex)
+                {
+                    failure = ex;
+                }
+            });
+            thread.Start();
+            thread.Join();
+            if (failure != null)
+            {
+                ExceptionDispatchInfo.Capture(failure).Throw();
+            }
+        }
+
+        /// <summary>Full blocking, compacting collections, so that weak references to garbage are cleared.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void FullCollect()
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+                GC.WaitForPendingFinalizers();
+            }
         }
 
         /// <summary>Every byte of <paramref name="stream"/>, read <paramref name="readSize"/> bytes at a time.</summary>

@@ -67,13 +67,6 @@ namespace DriverOverlay.Tests.Memory
             return output.ToArray();
         }
 
-        /// <summary>Reads the first batch of <paramref name="stream"/> with <paramref name="allocator"/>.</summary>
-        public static RecordBatch ReadOne(byte[] stream, MemoryAllocator allocator)
-        {
-            using var reader = new ArrowStreamReader(new MemoryStream(stream), allocator);
-            return reader.ReadNextRecordBatch() ?? throw new InvalidDataException("the stream has no batch");
-        }
-
         /// <summary>Asserts every value of the batch against the generator.</summary>
         public static void AssertValues(RecordBatch batch, int batchNumber, int rows)
         {

@@ -157,14 +157,4 @@ namespace DriverOverlay.Tests.Memory
             public long Negative;
         }
     }
-
-    /// <summary>Scope tags for pools built directly in tests: negative, so they never collide with real scope ids.</summary>
-    internal static class TestScopeIds
-    {
-        private static int s_last;
-
-        public static int Next() => System.Threading.Interlocked.Decrement(ref s_last);
-
-        public static PoolMeter BufferMeter(int id) => new PoolMeter(id, DatabricksMemoryMetricNames.Lz4BuffersPool);
-    }
 }

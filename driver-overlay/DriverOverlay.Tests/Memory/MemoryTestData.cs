@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using System.Runtime.CompilerServices;
 using Lz4Reference;
 
 namespace DriverOverlay.Tests.Memory
@@ -24,7 +23,7 @@ namespace DriverOverlay.Tests.Memory
 
         /// <summary>
         /// The array length a scope's LZ4 buffer pool hands out for <paramref name="size"/> bytes (its layout's bucket;
-        /// the layout's sizes themselves are pinned down by literal values in Lz4BufferPoolTests).
+        /// the layout's sizes themselves are pinned down by literal values in the series' Lz4BufferPoolTest).
         /// </summary>
         public static int BucketOf(int size) => PoolBuckets.Lz4Buffers.SizeOf(PoolBuckets.Lz4Buffers.IndexOf(size));
 
@@ -116,55 +115,12 @@ namespace DriverOverlay.Tests.Memory
         public static DatabricksMemoryLease CreateScope(params (string Key, string Value)[] properties) =>
             DatabricksMemoryScope.Create(Properties(properties));
 
-        /// <summary>Parses name/value pairs into the scope's options, as the driver would.</summary>
-        public static DatabricksMemoryOptions ParseOptions(params (string Key, string Value)[] properties) =>
-            DatabricksMemoryOptions.FromProperties(Properties(properties));
-
         /// <summary>Every byte the scope's pool handed out is back: the pool and the meter agree, and every rental was returned.</summary>
         public static void AssertNothingInUse(MemoryMetricsRecorder metrics, DatabricksMemoryScope scope)
         {
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));
             Assert.Equal(metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Rented), metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
-        }
-
-        /// <summary>
-        /// Runs <paramref name="work"/> on a thread of its own and waits for it to end. Mono scans thread stacks
-        /// conservatively: a slot of a frame that has returned, or a register, may still point at an object the test
-        /// dropped, and keep it alive through <see cref="FullCollect"/>; a thread that has ended leaves no stack. For
-        /// tests that expect what the work allocated to be collectable afterwards (on .NET it changes nothing).
-        /// </summary>
-        public static void OnOwnThread(Action work)
-        {
-            Exception? failure = null;
-            var thread = new Thread(() =>
-            {
-                try
-                {
-                    work();
-                }
-                catch (Exception ex)
-                {
-                    failure = ex;
-                }
-            });
-            thread.Start();
-            thread.Join();
-            if (failure != null)
-            {
-                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(failure).Throw();
-            }
-        }
-
-        /// <summary>Forces full blocking, compacting collections so WeakReferences to garbage are cleared.</summary>
-        [MethodImpl(MethodImplOptions.NoInlining)]
-        public static void FullCollect()
-        {
-            for (int i = 0; i < 3; i++)
-            {
-                GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
-                GC.WaitForPendingFinalizers();
-            }
         }
 
         /// <summary>

@@ -22,7 +22,7 @@ namespace DriverOverlay.Tests
         [SkippableFact]
         public void WithoutGcMemoryInfoTheBudgetIsTheDocumented48MiB()
         {
-            Skip.IfNot(TargetRuntime.IsNetFramework, "on .NET the default follows GC.GetGCMemoryInfo (DatabricksMemoryOptionsTests)");
+            Skip.IfNot(TargetRuntime.IsNetFramework, "on .NET the default follows GC.GetGCMemoryInfo (the series' DatabricksMemoryOptionsTest)");
             Assert.Null(typeof(GC).GetMethod("GetGCMemoryInfo", Type.EmptyTypes)); // the runtime really lacks it
 
             DatabricksMemoryOptions options = DatabricksMemoryOptions.FromProperties(null);

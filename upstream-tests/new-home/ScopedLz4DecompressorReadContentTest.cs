@@ -1,10 +1,37 @@
-using System.Net.Http;
-using static DriverOverlay.Tests.Memory.MemoryTestData;
+/*
+* Copyright (c) 2025 ADBC Drivers Contributors
+*
+* Licensed under the Apache License, Version 2.0 (the "License");
+* you may not use this file except in compliance with the License.
+* You may obtain a copy of the License at
+*
+*     http://www.apache.org/licenses/LICENSE-2.0
+*
+* Unless required by applicable law or agreed to in writing, software
+* distributed under the License is distributed on an "AS IS" BASIS,
+* WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+* See the License for the specific language governing permissions and
+* limitations under the License.
+*/
 
-namespace DriverOverlay.Tests.Memory
+
+using System;
+using System.IO;
+using System.Net.Http;
+using System.Threading;
+using System.Threading.Tasks;
+using Xunit;
+using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
+using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemTestData;
+
+namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
 {
-    /// <summary>HTTP bodies into arrays rented from the scope, and the PooledBuffer that gives them back.</summary>
-    public class ReadContentAsyncTests
+    /// <summary>
+    /// A CloudFetch file's HTTP body read into an array rented from the scope (<see cref="ScopedLz4Decompressor.ReadContentAsync"/>):
+    /// one array of the declared length's bucket, or grown when no length is declared; a body shorter or longer than
+    /// declared, a cancellation and a released scope leave nothing behind.
+    /// </summary>
+    public class ScopedLz4DecompressorReadContentTest
     {
         private const int Min = Lz4BufferPool.MinimumArrayLength;
 
@@ -14,46 +41,48 @@ namespace DriverOverlay.Tests.Memory
         [InlineData(1000)]
         [InlineData(Min - 1)]
         [InlineData(300 * KiB)]
-        public async Task WithContentLengthTheBodyLandsInOnePooledArray(int size)
+        public async Task ReadContentAsync_WithContentLength_TheBodyLandsInOnePooledArray(int size)
         {
-            using var metrics = new MemoryMetricsRecorder();
+            // Arrange
+            using DbxmemMetricsRecorder metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             byte[] body = Compressible(size, seed: size);
+            int bucket = BucketOf(size);
 
+            // Act
             using (PooledBuffer buffer = await scope.Lz4.ReadContentAsync(new ByteArrayContent(body), CancellationToken.None))
             {
+                // Assert: exactly one array, of the declared length's bucket, is in use: no regrowth
                 Assert.Equal(size, buffer.Length);
                 Assert.Equal(size, buffer.Segment.Count);
                 Assert.Equal(0, buffer.Segment.Offset);
                 Assert.True(buffer.Span.SequenceEqual(body));
-
-                // Exactly one array, of the declared length's bucket, is in use: no regrowth.
-                int bucket = BucketOf(size);
                 Assert.Equal(bucket, buffer.Segment.Array!.Length);
                 Assert.Equal(bucket, scope.BufferPool.InUseBytes);
                 Assert.Equal(bucket, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated));
             }
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(BucketOf(size), scope.BufferPool.RetainedBytes);
+            Assert.Equal(bucket, scope.BufferPool.RetainedBytes);
         }
 
         [Theory]
         [InlineData(Min)]
         [InlineData(2 * Min)]
-        public async Task ABodyThatExactlyFillsItsBucketIsNotRegrown(int size)
+        public async Task ReadContentAsync_BodyExactlyFillsItsBucket_IsNotRegrown(int size)
         {
-            // A body whose Content-Length is exactly a bucket size fills the rented array; checking that nothing
-            // follows must not rent (and copy into) an array twice the size. At the pool's largest size (32 MiB by
-            // default) that would be an unpooled 64 MiB allocation per download.
-            using var metrics = new MemoryMetricsRecorder();
+            // Arrange: checking that nothing follows a body that fills its array must not rent (and copy into) an array
+            // twice the size; at the pool's largest size (32 MiB by default) that would be an unpooled 64 MiB allocation
+            using DbxmemMetricsRecorder metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             byte[] body = Compressible(size, seed: 3);
 
+            // Act
             using PooledBuffer buffer = await scope.Lz4.ReadContentAsync(new ByteArrayContent(body), CancellationToken.None);
 
+            // Assert
             Assert.True(buffer.Span.SequenceEqual(body));
             Assert.Equal(size, buffer.Segment.Array!.Length);
             Assert.Equal(size, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated));
@@ -66,17 +95,20 @@ namespace DriverOverlay.Tests.Memory
         [InlineData(Min)]
         [InlineData(Min + 1)]
         [InlineData(300 * KiB)]
-        public async Task WithoutContentLengthTheBufferGrowsAndTheOutgrownArraysGoBack(int size)
+        public async Task ReadContentAsync_WithoutContentLength_GrowsAndTheOutgrownArraysGoBack(int size)
         {
-            using var metrics = new MemoryMetricsRecorder();
+            // Arrange
+            using DbxmemMetricsRecorder metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             byte[] body = Compressible(size, seed: 7);
-            var content = new TestHttpContent(body, declaredLength: null);
+            ChunkedHttpContent content = new ChunkedHttpContent(body, declaredLength: null);
             Assert.Null(content.Headers.ContentLength);
 
+            // Act
             using (PooledBuffer buffer = await scope.Lz4.ReadContentAsync(content, CancellationToken.None))
             {
+                // Assert
                 Assert.Equal(size, buffer.Length);
                 Assert.True(buffer.Span.SequenceEqual(body));
                 Assert.Equal(buffer.Segment.Array!.Length, scope.BufferPool.InUseBytes); // only the final array is in use
@@ -90,15 +122,18 @@ namespace DriverOverlay.Tests.Memory
         }
 
         [Fact]
-        public async Task DeclaredLengthAboveThePoolsLargestArrayIsServedUnpooled()
+        public async Task ReadContentAsync_DeclaredLengthAboveThePoolsLargestArray_IsServedUnpooled()
         {
-            using var metrics = new MemoryMetricsRecorder();
+            // Arrange
+            using DbxmemMetricsRecorder metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BufferPoolMaxArrayMbKey, "1"));
             DatabricksMemoryScope scope = lease.Scope;
-            byte[] body = Compressible(MiB + MiB / 2, seed: 8);
+            byte[] body = Compressible(MiB + (MiB / 2), seed: 8);
 
-            using (PooledBuffer buffer = await scope.Lz4.ReadContentAsync(new TestHttpContent(body, body.Length), CancellationToken.None))
+            // Act
+            using (PooledBuffer buffer = await scope.Lz4.ReadContentAsync(new ChunkedHttpContent(body, body.Length), CancellationToken.None))
             {
+                // Assert
                 Assert.True(buffer.Span.SequenceEqual(body));
                 Assert.Equal(0, scope.BufferPool.InUseBytes);
             }
@@ -112,15 +147,18 @@ namespace DriverOverlay.Tests.Memory
         [InlineData(1000, 0)]
         [InlineData(Min, Min - 1)]
         [InlineData(300 * KiB, 200 * KiB)]
-        public async Task BodyShorterThanContentLengthThrowsAndTheArrayGoesBack(int declared, int actual)
+        public async Task ReadContentAsync_BodyShorterThanContentLength_ThrowsAndTheArrayGoesBack(int declared, int actual)
         {
+            // Arrange
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             byte[] body = Compressible(actual, seed: 1);
 
+            // Act
             IOException error = await Assert.ThrowsAsync<IOException>(
-                () => scope.Lz4.ReadContentAsync(new TestHttpContent(body, declared), CancellationToken.None));
+                () => scope.Lz4.ReadContentAsync(new ChunkedHttpContent(body, declared), CancellationToken.None));
 
+            // Assert
             Assert.Contains($"{actual} of {declared}", error.Message, StringComparison.Ordinal);
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Equal(BucketOf(declared), scope.BufferPool.RetainedBytes);
@@ -131,15 +169,18 @@ namespace DriverOverlay.Tests.Memory
         [InlineData(0, 1)]
         [InlineData(Min, Min + 1)]
         [InlineData(1000, 300 * KiB)]
-        public async Task BodyLongerThanContentLengthThrowsAndNothingLeaks(int declared, int actual)
+        public async Task ReadContentAsync_BodyLongerThanContentLength_ThrowsAndNothingLeaks(int declared, int actual)
         {
+            // Arrange
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             byte[] body = Compressible(actual, seed: 2);
 
+            // Act
             IOException error = await Assert.ThrowsAsync<IOException>(
-                () => scope.Lz4.ReadContentAsync(new TestHttpContent(body, declared), CancellationToken.None));
+                () => scope.Lz4.ReadContentAsync(new ChunkedHttpContent(body, declared), CancellationToken.None));
 
+            // Assert
             Assert.Contains("longer", error.Message, StringComparison.Ordinal);
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.InRange(scope.BufferPool.RetainedBytes, BucketOf(declared), long.MaxValue);
@@ -149,109 +190,57 @@ namespace DriverOverlay.Tests.Memory
         [InlineData(true, 0)]
         [InlineData(true, 50_000)]
         [InlineData(false, 200_000)]
-        public async Task CancellationThrowsAndNothingLeaks(bool withContentLength, int stallAfter)
+        public async Task ReadContentAsync_CancelledWhileTheBodyStalls_ThrowsAndNothingLeaks(bool withContentLength, int stallAfter)
         {
-            using var metrics = new MemoryMetricsRecorder();
+            // Arrange
+            using DbxmemMetricsRecorder metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             byte[] body = Compressible(300 * KiB, seed: 5);
-            var content = new TestHttpContent(body, withContentLength ? body.Length : null, stallAfter);
-            using var cancellation = new CancellationTokenSource();
-
+            ChunkedHttpContent content = new ChunkedHttpContent(body, withContentLength ? body.Length : (long?)null, stallAfter);
+            using CancellationTokenSource cancellation = new CancellationTokenSource();
             Task<PooledBuffer> read = scope.Lz4.ReadContentAsync(content, cancellation.Token);
             await Task.Delay(50);
             Assert.False(read.IsCompleted, "the read must be waiting on the stalled body");
+
+            // Act
             cancellation.Cancel();
 
-            await Assert.ThrowsAnyAsync<OperationCanceledException>(() => read);
+            // Assert
+            await Assert.ThrowsAnyAsync<OperationCanceledException>(() => WithinAsync(read, Liveness, "the cancelled read"));
             AssertNothingInUse(metrics, scope);
         }
 
         [Fact]
-        public async Task AlreadyCancelledTokenThrowsAndNothingLeaks()
+        public async Task ReadContentAsync_TokenAlreadyCancelled_ThrowsAndNothingLeaks()
         {
+            // Arrange
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
 
+            // Act
             await Assert.ThrowsAnyAsync<OperationCanceledException>(
-                () => scope.Lz4.ReadContentAsync(new TestHttpContent(new byte[1000], 1000), new CancellationToken(canceled: true)));
+                () => scope.Lz4.ReadContentAsync(new ChunkedHttpContent(new byte[1000], 1000), new CancellationToken(canceled: true)));
 
+            // Assert
             Assert.Equal(0, scope.BufferPool.InUseBytes);
         }
 
         [Fact]
-        public async Task ToStreamReadsTheValidBytesAndReturnsTheArrayWhenDisposed()
+        public async Task ReadContentAsync_AfterRelease_WorksUnpooledAndKeepsNothing()
         {
-            using var metrics = new MemoryMetricsRecorder();
-            using DatabricksMemoryLease lease = CreateScope();
-            DatabricksMemoryScope scope = lease.Scope;
-            byte[] body = Compressible(120_000, seed: 6); // the 128 KiB bucket
-            PooledBuffer buffer = await scope.Lz4.ReadContentAsync(new ByteArrayContent(body), CancellationToken.None);
-            byte[] array = buffer.Segment.Array!;
-
-            MemoryStream stream = buffer.ToStream();
-            Assert.Equal(0, stream.Position);
-            Assert.Equal(body.Length, stream.Length);
-            Assert.False(stream.CanWrite);
-            Assert.Equal(body, stream.ToArray());
-            Assert.Equal(2 * Min, scope.BufferPool.InUseBytes);
-
-            // Arrow (or anyone) reading the stream can never get hold of the pooled array, before or after disposal.
-            Assert.Throws<UnauthorizedAccessException>(() => stream.GetBuffer());
-            Assert.False(stream.TryGetBuffer(out _));
-
-            stream.Dispose();
-            Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(2 * Min, scope.BufferPool.RetainedBytes);
-            Assert.Throws<UnauthorizedAccessException>(() => stream.GetBuffer());
-            Assert.False(stream.TryGetBuffer(out _));
-            Assert.Throws<ObjectDisposedException>(() => stream.ToArray()); // MemoryStream's would copy the pooled array
-            Assert.Throws<ObjectDisposedException>(() => buffer.Segment);
-            Assert.Throws<ObjectDisposedException>(() => buffer.Span.Length);
-
-            // Disposing again (the stream, or the buffer itself) is harmless: the array is returned exactly once.
-            stream.Dispose();
-            buffer.Dispose();
-            buffer.Dispose();
-            Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(2 * Min, scope.BufferPool.RetainedBytes);
-            Assert.Equal(2 * Min, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
-
-            PooledArray next = scope.BufferPool.Rent(2 * Min);
-            PooledArray another = scope.BufferPool.Rent(2 * Min);
-            Assert.Same(array, next.Array);
-            Assert.NotSame(array, another.Array);
-        }
-
-        [Fact]
-        public async Task DisposingTheBufferReturnsTheArrayOnceAndForbidsFurtherReads()
-        {
-            using DatabricksMemoryLease lease = CreateScope();
-            DatabricksMemoryScope scope = lease.Scope;
-            PooledBuffer buffer = await scope.Lz4.ReadContentAsync(new ByteArrayContent(new byte[500]), CancellationToken.None);
-            Assert.Equal(500, buffer.Segment.Count);
-
-            buffer.Dispose();
-            buffer.Dispose();
-
-            Assert.Equal(500, buffer.Length);
-            Assert.Throws<ObjectDisposedException>(() => buffer.Segment);
-            Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(Min, scope.BufferPool.RetainedBytes);
-        }
-
-        [Fact]
-        public async Task ReadAfterReleaseWorksUnpooledAndKeepsNothing()
-        {
-            using var metrics = new MemoryMetricsRecorder();
+            // Arrange
+            using DbxmemMetricsRecorder metrics = new DbxmemMetricsRecorder();
             DatabricksMemoryLease owner = CreateScope();
             DatabricksMemoryScope scope = owner.Scope;
             byte[] body = Compressible(200 * KiB, seed: 4);
             owner.Dispose();
 
+            // Act
             using (PooledBuffer known = await scope.Lz4.ReadContentAsync(new ByteArrayContent(body), CancellationToken.None))
-            using (PooledBuffer unknown = await scope.Lz4.ReadContentAsync(new TestHttpContent(body, null), CancellationToken.None))
+            using (PooledBuffer unknown = await scope.Lz4.ReadContentAsync(new ChunkedHttpContent(body, null), CancellationToken.None))
             {
+                // Assert
                 Assert.True(known.Span.SequenceEqual(body));
                 Assert.True(unknown.Span.SequenceEqual(body));
             }
@@ -262,19 +251,24 @@ namespace DriverOverlay.Tests.Memory
         }
 
         [Fact]
-        public async Task ReadBodyDecompressesThroughTheScope()
+        public async Task ReadContentAsync_ThenDecodeAsRead_GivesTheOriginalAndEverythingBack()
         {
-            // The CloudFetch path end to end: download into a pooled array, decode as it is read.
+            // Arrange: the CloudFetch path end to end: download into a pooled array, decode as it is read
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
-            (byte[] data, byte[] compressed) = Sample(MiB, WithoutContentSize);
+            byte[] data = Compressible(MiB, seed: 1);
+            byte[] compressed = Lz4Frame(data, IndependentBlocks4MiB());
 
-            PooledBuffer download = await scope.Lz4.ReadContentAsync(new TestHttpContent(compressed, compressed.Length), CancellationToken.None);
+            // Act
+            PooledBuffer download = await scope.Lz4.ReadContentAsync(new ChunkedHttpContent(compressed, compressed.Length), CancellationToken.None);
+            byte[] decoded;
             using (Stream stream = scope.Lz4.DecodeAsRead(download))
             {
-                Assert.Equal(data, Lz4Decoding.ReadAll(stream, 81920));
+                decoded = ReadAll(stream, 81920);
             }
 
+            // Assert
+            Assert.Equal(data, decoded);
             Assert.Equal(0, scope.BufferPool.InUseBytes);
         }
     }
