@@ -1,5 +1,3 @@
-using Apache.Arrow;
-using Apache.Arrow.Ipc;
 using Lz4Reference;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
 
@@ -187,47 +185,6 @@ namespace DriverOverlay.Tests.Memory
         }
 
         [SkippableFact]
-        public void ArrowBatchesReadBeforeACorruptBlockStayValidAndTheReadThatReachesItFails()
-        {
-            // What the CloudFetch reader does: Apache.Arrow's stream reader over the decoding stream, bodies from the
-            // scope's batch allocator. A file of 12 batches in 64 KiB blocks, its last block damaged.
-            Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
-            using DatabricksMemoryLease lease = CreateScope();
-            byte[] ipc = ArrowBatchData.Stream(batches: 12, rows: 5_000);
-            byte[] compressed = NativeLz4.CompressFrame(ipc, new FrameOptions { BlockSize = BlockMaxSize.Max64KB, BlockChecksum = true });
-            int lastBlock = LastBlockStart(compressed);
-            compressed[lastBlock + 10] ^= 0xFF; // caught by its block checksum
-            var kept = new List<RecordBatch>();
-            Lz4FormatException? error = null;
-            using (var reader = new ArrowStreamReader(lease.Scope.Lz4.DecodeAsRead(Lz4Decoding.Download(lease.Scope.BufferPool, compressed), "chunk 2"), lease.Scope.BatchAllocator))
-            {
-                try
-                {
-                    while (reader.ReadNextRecordBatch() is RecordBatch batch)
-                    {
-                        kept.Add(batch);
-                    }
-                }
-                catch (Lz4FormatException ex)
-                {
-                    error = ex;
-                }
-            }
-
-            Assert.NotNull(error);
-            Assert.Equal("chunk 2", error!.InputName);
-            Assert.InRange(kept.Count, 1, 11);
-            Assert.Equal(0, lease.Scope.BufferPool.InUseBytes); // the LZ4 side gave everything back
-            for (int i = 0; i < kept.Count; i++)
-            {
-                ArrowBatchData.AssertValues(kept[i], i, 5_000); // after the failure and the stream's disposal
-                kept[i].Dispose();
-            }
-
-            Assert.Equal(0, lease.Scope.ArrowBatchPool.InUseBytes);
-        }
-
-        [SkippableFact]
         public void ATruncatedFileFailsAtItsEndAndAnEmptyOneAtOnce()
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
@@ -341,20 +298,6 @@ namespace DriverOverlay.Tests.Memory
             }
 
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-        }
-
-        /// <summary>Where the last block's size field starts in a single frame without a content checksum.</summary>
-        private static int LastBlockStart(byte[] frame)
-        {
-            int position = 7;
-            int last = position;
-            while (BitConverter.ToInt32(frame, position) is int size and not 0)
-            {
-                last = position;
-                position += 4 + (size & 0x7FFFFFFF) + 4; // a block checksum follows each block
-            }
-
-            return last;
         }
 
         /// <summary>Where the third block's size field starts in a single 4 MiB-block frame without checksums or content size.</summary>
