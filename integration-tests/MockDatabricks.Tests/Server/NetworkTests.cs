@@ -25,7 +25,9 @@ namespace MockDatabricks.Tests.Server
             QueryOutcome plain = await fixture.QueryAsync(s_spec, "mode=cloudfetch");
 
             Assert.Equal(s_spec.Rows, ResultVerifier.VerifyAllValues(paced.Batches, s_spec));
-            List<JournalEntry> downloads = await fixture.Admin.JournalAsync(operation: paced.OperationId, kind: "download");
+            // The server records a transfer's end after its last byte is written, which the client may have read first.
+            List<JournalEntry> downloads = await WaitForAsync(() => fixture.Admin.JournalAsync(operation: paced.OperationId, kind: "download"),
+                d => d.Count == 4 && d.All(e => TransferOf(e).State != "sending"));
             Assert.Equal(4, downloads.Count);
             foreach (JournalEntry download in downloads)
             {
@@ -41,7 +43,8 @@ namespace MockDatabricks.Tests.Server
                     $"file {download.File}: first byte {(transfer.Started - transfer.Requested)!.Value.TotalMilliseconds:F0} ms after the request");
             }
 
-            foreach (JournalEntry download in await fixture.Admin.JournalAsync(operation: plain.OperationId, kind: "download"))
+            foreach (JournalEntry download in await WaitForAsync(() => fixture.Admin.JournalAsync(operation: plain.OperationId, kind: "download"),
+                d => d.All(e => TransferOf(e).State != "sending")))
             {
                 JournalTransfer transfer = TransferOf(download);
                 Assert.Equal("ok", download.Outcome);
@@ -100,7 +103,7 @@ namespace MockDatabricks.Tests.Server
             Task<byte[]>[] downloads = links.Select(l => client.DownloadAsync(l.FileLink)).ToArray();
             List<JournalTransfer> halfway = await WaitForAsync(() => TransfersAsync(tag), t => t.Count == 4 && t.Sum(x => x.BytesSent) >= total / 2);
             byte[][] files = await Task.WhenAll(downloads);
-            List<JournalTransfer> done = await TransfersAsync(tag);
+            List<JournalTransfer> done = await WaitForAsync(() => TransfersAsync(tag), t => t.All(x => x.State != "sending")); // ended after the last byte
 
             Assert.Equal(links.Select(l => l.BytesNum), files.Select(f => (long)f.Length));
             // Fair turns: when half the bytes are out, every body has had its share and none has been sent to its end
