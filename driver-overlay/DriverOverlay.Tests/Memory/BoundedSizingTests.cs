@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Net.Http;
+using AdbcDrivers.Databricks.Tests.Unit.Dbxmem;
 using Lz4Reference;
 using Xunit.Abstractions;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
@@ -107,7 +108,7 @@ namespace DriverOverlay.Tests.Memory
             // The download, the block buffers (one, or two with decode-ahead) and the decoded bytes' destination: the
             // first file fills the pool with the first two, the next file of the same size takes them from it.
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
-            using var metrics = new MemoryMetricsRecorder();
+            using var metrics = new DbxmemMetricsRecorder();
             (byte[] data, byte[] compressed) = Shape("databricks-4m");
             using DatabricksMemoryLease lease = Lz4Decoding.CreateScope(mode);
             DatabricksMemoryScope scope = lease.Scope;

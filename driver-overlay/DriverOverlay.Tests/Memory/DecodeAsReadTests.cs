@@ -1,3 +1,4 @@
+using AdbcDrivers.Databricks.Tests.Unit.Dbxmem;
 using Lz4Reference;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
 
@@ -47,7 +48,7 @@ namespace DriverOverlay.Tests.Memory
         public void EveryFrameKindDecodesByteExactAtAnyReadSize(string kind, int readSize, DecodeAhead mode)
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
-            using var metrics = new MemoryMetricsRecorder();
+            using var metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = Lz4Decoding.CreateScope(mode);
             (byte[] data, byte[] compressed) = Frames[kind]();
 
@@ -63,7 +64,7 @@ namespace DriverOverlay.Tests.Memory
         public void ReadsOfAWholeBlockOrMoreDecodeStraightIntoTheReadersBuffer()
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
-            using var metrics = new MemoryMetricsRecorder();
+            using var metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
             (byte[] data, byte[] compressed) = Sample(9 * MiB + 12345, WithoutContentSize);
 
@@ -120,7 +121,7 @@ namespace DriverOverlay.Tests.Memory
         public void NothingIsDecodedBeforeTheFirstReadAndDisposingFirstGivesTheDownloadBack()
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
-            using var metrics = new MemoryMetricsRecorder();
+            using var metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
             (_, byte[] compressed) = Sample(5 * MiB, WithoutContentSize);
             Stream stream = lease.Scope.Lz4.DecodeAsRead(Lz4Decoding.Download(lease.Scope.BufferPool, compressed));
@@ -139,7 +140,7 @@ namespace DriverOverlay.Tests.Memory
         public void ACorruptBlockFailsTheReadThatReachesItNamingTheFileAndEarlierBytesStayRight()
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
-            using var metrics = new MemoryMetricsRecorder();
+            using var metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
             (byte[] data, byte[] compressed) = Sample(9 * MiB, WithoutContentSize);
             byte[] corrupt = (byte[])compressed.Clone();

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using AdbcDrivers.Databricks.Tests.Unit.Dbxmem;
 using Lz4Reference;
 
 namespace DriverOverlay.Tests.Memory
@@ -116,7 +117,7 @@ namespace DriverOverlay.Tests.Memory
             DatabricksMemoryScope.Create(Properties(properties));
 
         /// <summary>Every byte the scope's pool handed out is back: the pool and the meter agree, and every rental was returned.</summary>
-        public static void AssertNothingInUse(MemoryMetricsRecorder metrics, DatabricksMemoryScope scope)
+        public static void AssertNothingInUse(DbxmemMetricsRecorder metrics, DatabricksMemoryScope scope)
         {
             Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Equal(0, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.InUse));

@@ -1,3 +1,4 @@
+using AdbcDrivers.Databricks.Tests.Unit.Dbxmem;
 using Lz4Reference;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
 
@@ -74,7 +75,7 @@ namespace DriverOverlay.Tests.Memory
         [MemberData(nameof(InputsBothWays))]
         public void DecodeAsReadNeverShowsStaleBytes(int size, string kind, DecodeAhead mode)
         {
-            using var metrics = new MemoryMetricsRecorder();
+            using var metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = Lz4Decoding.CreateScope(mode, (DatabricksMemoryOptions.BufferPoolMaxArrayMbKey, "8"));
             DatabricksMemoryScope scope = lease.Scope;
             (byte[] data, byte[] compressed) = Input(size, kind);
@@ -97,7 +98,7 @@ namespace DriverOverlay.Tests.Memory
         [InlineData(false)]
         public async Task ReadContentAsyncAndItsStreamNeverShowStaleBytes(bool withContentLength)
         {
-            using var metrics = new MemoryMetricsRecorder();
+            using var metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BufferPoolMaxArrayMbKey, "8"));
             DatabricksMemoryScope scope = lease.Scope;
             (byte[] data, byte[] compressed) = Sample(3 * MiB + 7, WithoutContentSize);
@@ -105,7 +106,7 @@ namespace DriverOverlay.Tests.Memory
             long allocated = metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated, DatabricksMemoryMetricNames.Lz4BuffersPool);
 
             using (PooledBuffer download = await scope.Lz4.ReadContentAsync(
-                new TestHttpContent(compressed, withContentLength ? compressed.Length : null), CancellationToken.None))
+                new ChunkedHttpContent(compressed, withContentLength ? compressed.Length : null), CancellationToken.None))
             {
                 Assert.Equal(compressed.Length, download.Length);
                 Assert.True(download.Span.SequenceEqual(compressed));

@@ -1,3 +1,4 @@
+using AdbcDrivers.Databricks.Tests.Unit.Dbxmem;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
 using DriverOverlay.Tests.Memory;
 
@@ -64,7 +65,7 @@ namespace DriverOverlay.Tests.Pipeline
         [Fact]
         public async Task TheMeterShowsFilesInFlightWaitingAndTheWindow_AndGoesBackToZeroOnDispose()
         {
-            using var metrics = new MemoryMetricsRecorder();
+            using var metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
             int scope = lease.Scope.Id;
             using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
