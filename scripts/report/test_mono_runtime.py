@@ -5,10 +5,7 @@ how write_report.py takes the Mono results.
 
     test_mono_runtime.py [--trx FILE]     (run by scripts/test)
 """
-import json
-import pathlib
 import sys
-import tempfile
 import unittest
 
 import mono_runtime
@@ -37,18 +34,7 @@ def above(driver, scenario, peak_above_mb):
                **({"partial-read": {"gcHeapRightAfterDisposeBytes": 11 * MB}} if scenario == mono_runtime.PARTIAL_READ else {}))
 
 
-class MonoSection(unittest.TestCase):
-    def setUp(self):
-        self._dir = tempfile.TemporaryDirectory()
-        self.dir = pathlib.Path(self._dir.name)
-
-    def tearDown(self):
-        self._dir.cleanup()
-
-    def write(self, runs):
-        for index, result in enumerate(runs):
-            (self.dir / f"{result['driver']}-{result['scenario']}-{index}.json").write_text(json.dumps(result))
-
+class MonoSection(unittest_trx.RunFilesCase):
     def targets(self):
         lines, targets, failures = mono_runtime.section(self.dir)
         return "\n".join(lines), {t["name"]: t for t in targets}, failures

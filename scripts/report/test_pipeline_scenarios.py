@@ -6,9 +6,7 @@ by name or n/a), and a report of the host scenarios alone (scripts/verify --host
     test_pipeline_scenarios.py [--trx FILE]     (run by scripts/test)
 """
 import json
-import pathlib
 import sys
-import tempfile
 import unittest
 
 import host_scenarios
@@ -48,21 +46,9 @@ def scenario_runs():
     return runs
 
 
-class PipelineSection(unittest.TestCase):
-    def setUp(self):
-        self._dir = tempfile.TemporaryDirectory()
-        self.dir = pathlib.Path(self._dir.name)
-
-    def tearDown(self):
-        self._dir.cleanup()
-
-    def write(self, directory, runs):
-        directory.mkdir(parents=True, exist_ok=True)
-        for index, result in enumerate(runs):
-            (directory / f"{result['driver']}-{result['scenario']}-{index}.json").write_text(json.dumps(result))
-
+class PipelineSection(unittest_trx.RunFilesCase):
     def section(self, runs):
-        self.write(self.dir / "host", runs)
+        self.write(runs, self.dir / "host")
         lines, targets, failures = host_scenarios.section(self.dir / "host", self.dir / "report")
         return "\n".join(lines), {t["name"]: t for t in targets}, failures
 
@@ -115,7 +101,7 @@ class PipelineSection(unittest.TestCase):
 
     def test_host_only_report_has_the_host_scenarios_alone_and_their_misses_do_not_fail_it(self):
         (self.dir / "results").mkdir()
-        self.write(self.dir / "host", scenario_runs())
+        self.write(scenario_runs(), self.dir / "host")
         status = write_report.main(self.dir / "results", self.dir / "report", host_dir=self.dir / "host")
         report = (self.dir / "report" / "report.md").read_text()
         summary = json.loads((self.dir / "report" / "summary.json").read_text())

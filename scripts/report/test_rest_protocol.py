@@ -5,10 +5,7 @@ results and upstream's test summary.
 
     test_rest_protocol.py [--trx FILE]     (run by scripts/test)
 """
-import json
-import pathlib
 import sys
-import tempfile
 import unittest
 
 import rest_protocol
@@ -33,18 +30,7 @@ def partial_read(driver, run, started_after, heap_delta_mb=0):
             "overlayMetrics": {"inUseBytes": 0, "retainedBytes": 0} if driver == "patched" else None}
 
 
-class RestSection(unittest.TestCase):
-    def setUp(self):
-        self._dir = tempfile.TemporaryDirectory()
-        self.dir = pathlib.Path(self._dir.name)
-
-    def tearDown(self):
-        self._dir.cleanup()
-
-    def write(self, runs):
-        for index, run in enumerate(runs):
-            (self.dir / f"{run['driver']}-{run['scenario']}-{index}.json").write_text(json.dumps(run))
-
+class RestSection(unittest_trx.RunFilesCase):
     def test_medians_of_each_driver_side_by_side_with_the_ratio(self):
         self.write([full_read("stock", 1, 600, 6.0), full_read("stock", 2, 580, 5.0), full_read("stock", 3, 590, 9.0),
                     full_read("patched", 1, 90, 2.0), full_read("patched", 2, 87, 2.5), full_read("patched", 3, 88, 1.0),

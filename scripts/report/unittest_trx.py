@@ -5,10 +5,30 @@
         sys.exit(unittest_trx.main(sys.modules[__name__], "NAME", sys.argv[1:]))     # argv: [--trx FILE]
 """
 import datetime
+import json
 import pathlib
+import tempfile
 import unittest
 import uuid
 from xml.sax.saxutils import quoteattr
+
+
+class RunFilesCase(unittest.TestCase):
+    """A test over probe results in a temporary folder (self.dir), written as scripts/verify names them."""
+
+    def setUp(self):
+        self._dir = tempfile.TemporaryDirectory()
+        self.dir = pathlib.Path(self._dir.name)
+
+    def tearDown(self):
+        self._dir.cleanup()
+
+    def write(self, runs, directory=None):
+        """Each run as DRIVER-SCENARIO-N.json in directory (default self.dir)."""
+        directory = directory or self.dir
+        directory.mkdir(parents=True, exist_ok=True)
+        for index, result in enumerate(runs):
+            (directory / f"{result['driver']}-{result['scenario']}-{index}.json").write_text(json.dumps(result))
 
 
 class OutcomeResult(unittest.TextTestResult):
