@@ -9,8 +9,14 @@ public class SharedSeriesTests
 {
     private const string Shared = "common";
 
-    /// <summary>Moves tag 21's two patches into a shared series and adds tag "22" (same driver sources) including it; HEAD is at tag 22.</summary>
-    private static string ShareTag21SeriesWithTag22(FakeAdbc fake)
+    /// <summary>Upstream lines above the connection class in tag 22: the shared connection patch lands one line lower.</summary>
+    private const string LineAboveTheConnection = "// upstream: a line above the connection class in tag 22\n";
+
+    /// <summary>
+    /// Moves tag 21's two patches into a shared series and adds tag "22" (same driver sources, or, with
+    /// <paramref name="shiftTheConnection"/>, one more line above the connection class) including it; HEAD is at tag 22.
+    /// </summary>
+    private static string ShareTag21SeriesWithTag22(FakeAdbc fake, bool shiftTheConnection = false)
     {
         string tag21 = fake.SeriesFolder(FakeAdbc.Tag21);
         Directory.CreateDirectory(SharedFolder(fake));
@@ -28,8 +34,20 @@ public class SharedSeriesTests
         File.Delete(fake.ProvenancePath);
         // Tag 22 changes a file outside the driver only, as upstream tags 22 and 23 did for the Databricks driver.
         fake.AddBase(FakeAdbc.Tag22, f => f.WriteFile("README.md", "fake arrow-adbc, next release\n"));
+        if (shiftTheConnection)
+        {
+            fake.WriteFile(FakeAdbc.ConnectionFile, LineAboveTheConnection + FakeAdbc.ConnectionSource);
+            fake.GitIn(fake.Checkout, FakeAdbc.Identity("Upstream Dev", "dev@example.com", "2024-09-01T10:00:00+00:00"), "commit", "-q", "--amend", "--no-edit", "-a");
+            fake.Git("tag", "-f", FakeAdbc.Tag22);
+            fake.WriteBaseJson(FakeAdbc.Tag22, fake.Head);
+        }
+
         return SharedFolder(fake);
     }
+
+    /// <summary>The @@ lines of the shared connection patch.</summary>
+    private static string HunkHeaders(string sharedFolder) =>
+        string.Join("\n", File.ReadAllLines(Path.Combine(sharedFolder, FakeAdbc.ConnectionPatch)).Where(l => l.StartsWith("@@", StringComparison.Ordinal)));
 
     private static string SharedFolder(FakeAdbc fake) => Path.Combine(fake.Patches, "shared", Shared);
 
@@ -128,5 +146,63 @@ public class SharedSeriesTests
         // The other tag gets the new patch through its include, with no edit of its own.
         Assert.Equal(0, ApplyTag21(fake).ExitCode);
         Assert.EndsWith("// shared follow-up\n", fake.ReadFile(FakeAdbc.ConnectionFile));
+    }
+
+    [Fact]
+    public void ASharedPatchMadeOnAnotherTag_ThatDiffersOnlyInLineNumbersAndBlobIds_IsKeptByExport()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        Dictionary<string, byte[]> sharedBefore = FakeAdbc.Snapshot(ShareTag21SeriesWithTag22(fake, shiftTheConnection: true));
+        Assert.Equal(0, fake.Tool("apply").ExitCode);
+
+        ToolResult check = fake.Tool("export", "--check");
+        ToolResult export = fake.Tool("export");
+
+        Assert.True(check.ExitCode == 0, check.ToString());
+        // "kept" is printed only where the bytes differ: tag 22's export of the connection patch has other index and @@ lines.
+        Assert.Contains($"kept shared/{Shared}/{FakeAdbc.ConnectionPatch}", check.Stdout);
+        Assert.DoesNotContain($"kept shared/{Shared}/{FakeAdbc.DisposePatch}", check.Stdout);
+        Assert.True(export.ExitCode == 0, export.ToString());
+        Assert.Equal(sharedBefore, FakeAdbc.Snapshot(SharedFolder(fake)));
+        Assert.StartsWith(LineAboveTheConnection, fake.ReadFile(FakeAdbc.ConnectionFile));
+        Assert.Contains("MemoryScope { get; set; }", fake.ReadFile(FakeAdbc.ConnectionFile));
+    }
+
+    [Fact]
+    public void ASharedPatchWhoseChangedLinesDiffer_IsFlaggedAndRewritten_EvenAtOtherLineNumbers()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        string tag21Hunk = HunkHeaders(ShareTag21SeriesWithTag22(fake, shiftTheConnection: true));
+        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        fake.WriteFile(FakeAdbc.ConnectionFile, fake.ReadFile(FakeAdbc.ConnectionFile).Replace("MemoryScope { get; set; }", "MemoryScope { get; init; }"));
+        fake.GitIn(fake.Checkout, FakeAdbc.Identity("Patch Author", "author@example.com", "2025-01-03T04:05:06+00:00"), "commit", "-q", "--amend", "--no-edit", "-a");
+
+        ToolResult check = fake.Tool("export", "--check");
+        ToolResult export = fake.Tool("export");
+
+        Assert.Equal(7, check.ExitCode);
+        Assert.Contains($"M  shared/{Shared}/{FakeAdbc.ConnectionPatch}", check.Stderr);
+        Assert.True(export.ExitCode == 0, export.ToString());
+        string rewritten = File.ReadAllText(Path.Combine(SharedFolder(fake), FakeAdbc.ConnectionPatch));
+        Assert.Contains("+        internal DatabricksMemoryScope? MemoryScope { get; init; }", rewritten);
+        // The whole file is now this base's export, with tag 22's line numbers (one lower than tag 21's).
+        Assert.StartsWith("@@ -3,5 +3,7 @@", tag21Hunk);
+        Assert.StartsWith("@@ -4,5 +4,7 @@", HunkHeaders(SharedFolder(fake)));
+        Assert.Equal(0, fake.Tool("export", "--check").ExitCode);
+    }
+
+    [Fact]
+    public void ATagsOwnPatchAtOtherLineNumbers_IsStillRewritten_OnlySharedPatchesAreKept()
+    {
+        using FakeAdbc fake = FakeAdbc.Create();
+        // Tag 22 with its own copy of tag 21's series (no shared series), the connection one line lower.
+        fake.AddBase(FakeAdbc.Tag22, f => f.WriteFile(FakeAdbc.ConnectionFile, LineAboveTheConnection + FakeAdbc.ConnectionSource));
+        Assert.Equal(0, fake.Tool("apply").ExitCode);
+
+        ToolResult check = fake.Tool("export", "--check");
+
+        Assert.Equal(7, check.ExitCode);
+        Assert.Contains("M  " + FakeAdbc.ConnectionPatch, check.Stderr);
+        Assert.DoesNotContain("kept", check.Stdout);
     }
 }

@@ -20,6 +20,10 @@ internal sealed class PatchFile
 
     private static readonly Regex Separator = new("(?m)^---\r?$|^diff --git ");
 
+    private static readonly Regex IndexLine = new(@"^index [0-9a-f]+\.\.[0-9a-f]+((?: [0-7]+)?\r?)$");
+
+    private static readonly Regex HunkHeader = new(@"^@@ -\d+(,\d+)? \+\d+(,\d+)? @@");
+
     private readonly string message;
 
     public PatchFile(string name, byte[] bytes)
@@ -100,6 +104,39 @@ internal sealed class PatchFile
         stem = stem.Length > 64 ? stem[..64].TrimEnd('-') : stem;
         return (stem.Length == 0 ? "patch" : stem) + ".patch";
     }
+
+    /// <summary>
+    /// Whether two patches are the same change at other positions: byte-identical but for the blob ids of `index` lines
+    /// and the line numbers and section heading of `@@` hunk headers in their diffs, the parts that depend on where the
+    /// change lands in a base's file and that git apply does not match (it finds each hunk by its context lines, at any
+    /// offset). What export keeps of a shared patch made on another base that shares it (patches/README.md).
+    /// </summary>
+    public static bool SameChangeAtOtherPositions(byte[] first, byte[] second)
+    {
+        string[] a = Encoding.Latin1.GetString(first).Split('\n'), b = Encoding.Latin1.GetString(second).Split('\n');
+        if (a.Length != b.Length)
+        {
+            return false;
+        }
+
+        bool inDiff = false;
+        for (int i = 0; i < a.Length; i++)
+        {
+            inDiff |= a[i].StartsWith("diff --git ", StringComparison.Ordinal);
+            if (a[i] != b[i] && !(inDiff && PositionFree(a[i]) == PositionFree(b[i])))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>An `index` or `@@` line without its positions (blob ids; start lines and heading, the line counts kept); other lines as they are.</summary>
+    private static string PositionFree(string line) =>
+        IndexLine.Match(line) is { Success: true } index ? "index .." + index.Groups[1].Value
+        : HunkHeader.Match(line) is { Success: true } hunk ? $"@@ -{hunk.Groups[1].Value} +{hunk.Groups[2].Value} @@"
+        : line;
 
     /// <summary>Where the commit message ends: the "---" line format-patch writes before the diff (where git am splits), else the first diff.</summary>
     private static int MessageEnd(string text)

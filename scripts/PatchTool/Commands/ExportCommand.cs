@@ -187,7 +187,9 @@ internal static class ExportCommand
             string display = $"{PatchRepository.SharedFolderName}/{part.SharedName}/";
             List<PatchFile> run = exported.Where((_, j) => owner[j] == part).Select(e => e.Patch).ToList();
             entries.Add("include " + part.SharedName);
-            CompareFolder(part.Folder, display, run, changes);
+            // A shared patch made on another base that includes the series differs from this base's export only in
+            // index blob ids and hunk positions: kept, or every base's export would rewrite it in turn.
+            CompareFolder(part.Folder, display, run, changes, kept => context.Info($"  kept {display}{kept.Name}: this base's change at other line numbers (made on another base that includes it)"));
             string rendered = SeriesFile.Render(Path.Combine(part.Folder, SeriesFile.Name), $"# Shared series {part.SharedName}: the patch order for every tag whose series includes it.", run.Select(p => p.Name));
             CompareFile(Path.Combine(part.Folder, SeriesFile.Name), display + SeriesFile.Name, Encoding.UTF8.GetBytes(rendered), changes);
             CompareReadme(part.Folder, display, run.Select(p => p.Name), run, changes);
@@ -202,9 +204,26 @@ internal static class ExportCommand
         return changes;
     }
 
-    private static void CompareFolder(string folder, string display, IReadOnlyList<PatchFile> patches, List<FileChange> changes)
+    /// <summary>
+    /// Compares a folder's patches with the exported ones. With <paramref name="keptAtOtherPositions"/> (a shared series'
+    /// folder) a stored patch that is the same change at other positions (PatchFile.SameChangeAtOtherPositions) is
+    /// reported to it and kept; without (a tag's own folder) patches are compared byte for byte.
+    /// </summary>
+    private static void CompareFolder(string folder, string display, IReadOnlyList<PatchFile> patches, List<FileChange> changes, Action<PatchFile>? keptAtOtherPositions = null)
     {
-        patches.ToList().ForEach(p => CompareFile(Path.Combine(folder, p.Name), display + p.Name, p.Bytes, changes));
+        foreach (PatchFile patch in patches)
+        {
+            string path = Path.Combine(folder, patch.Name);
+            if (keptAtOtherPositions != null && File.Exists(path) && File.ReadAllBytes(path) is byte[] stored
+                && !stored.AsSpan().SequenceEqual(patch.Bytes) && PatchFile.SameChangeAtOtherPositions(stored, patch.Bytes))
+            {
+                keptAtOtherPositions(patch);
+                continue;
+            }
+
+            CompareFile(path, display + patch.Name, patch.Bytes, changes);
+        }
+
         IEnumerable<string> stale = (Directory.Exists(folder) ? Directory.EnumerateFiles(folder, "*.patch") : [])
             .Select(f => Path.GetFileName(f)!).Where(n => patches.All(p => p.Name != n)).OrderBy(n => n, StringComparer.Ordinal);
         changes.AddRange(stale.Select(n => new FileChange("D", Path.Combine(folder, n), display + n, null)));
