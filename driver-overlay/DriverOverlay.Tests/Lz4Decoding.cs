@@ -28,7 +28,7 @@ namespace DriverOverlay.Tests
 
         /// <summary>A scope whose CloudFetch streams decode ahead as <paramref name="mode"/> says (with <see cref="ReadAll"/>'s settle for <see cref="DecodeAhead.Settled"/>).</summary>
         public static DatabricksMemoryLease CreateScope(DecodeAhead mode, params (string Key, string Value)[] properties) =>
-            Memory.MemoryTestData.CreateScope(mode == DecodeAhead.Off ? [.. properties, (DatabricksMemoryOptions.DecodeAheadKey, "false")] : properties);
+            DbxmemScopeData.CreateScope(mode == DecodeAhead.Off ? [.. properties, (DatabricksMemoryOptions.DecodeAheadKey, "false")] : properties);
 
         /// <summary>
         /// Waits until the block decoded ahead after the last read is there (the stream's worker has ended): what the

@@ -1,6 +1,5 @@
 using System.Buffers.Binary;
 using System.Net.Http;
-using AdbcDrivers.Databricks.Tests.Unit.Dbxmem;
 using Lz4Reference;
 using Xunit.Abstractions;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
