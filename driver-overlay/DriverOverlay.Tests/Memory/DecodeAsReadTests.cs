@@ -98,7 +98,7 @@ namespace DriverOverlay.Tests.Memory
             int n;
             while ((n = stream.Read(buffer, 0, buffer.Length)) > 0)
             {
-                Lz4Decoding.Settle(stream);
+                Settle(stream);
                 Assert.True(data.AsSpan((int)read, n).SequenceEqual(buffer.AsSpan(0, n)), $"wrong bytes at {read}");
                 read += n;
                 peak = Math.Max(peak, pool.InUseBytes);
