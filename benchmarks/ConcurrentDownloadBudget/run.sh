@@ -12,8 +12,6 @@
 # peak working set above before open and of the wall time, and four queries' peak over one query's.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-source "$repo_root/scripts/verify.d/mock-server.sh"
-source "$repo_root/scripts/verify.d/prepare-datasets.sh"
 source "$repo_root/benchmarks/benchmark-mock.sh"
 
 verify_out="" runs=3 rows=11500000
@@ -26,9 +24,8 @@ while [ $# -gt 0 ]; do
         *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
-[ -n "$verify_out" ] || { echo "run.sh: --verify-out DIR is required (a scripts/verify --out folder)" >&2; exit 2; }
+require_verify_probes patched
 probe_dll="$verify_out/probe/patched/MemoryProbe.dll"
-[ -f "$probe_dll" ] || { echo "run.sh: $probe_dll is missing" >&2; exit 2; }
 quarter=$((rows / 4))
 start_benchmark_mock
 log_dir="$out" build_notes="$out/build-notes.json" repo_root="$repo_root"

@@ -14,8 +14,6 @@
 # Prints, per driver and setting, the medians of wall time and of the longest wait for one batch.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-source "$repo_root/scripts/verify.d/mock-server.sh"
-source "$repo_root/scripts/verify.d/prepare-datasets.sh"
 source "$repo_root/benchmarks/benchmark-mock.sh"
 
 verify_out="" runs=3 rows=11500000
@@ -30,10 +28,7 @@ while [ $# -gt 0 ]; do
         *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
-[ -n "$verify_out" ] || { echo "run.sh: --verify-out DIR is required (a scripts/verify --out folder)" >&2; exit 2; }
-for driver in stock patched; do
-    [ -f "$verify_out/probe/$driver/MemoryProbe.dll" ] || { echo "run.sh: $verify_out/probe/$driver/MemoryProbe.dll is missing" >&2; exit 2; }
-done
+require_verify_probes stock patched
 probes=("stock=$verify_out/probe/stock" "patched=$verify_out/probe/patched" "${probes[@]}")
 start_benchmark_mock
 

@@ -46,13 +46,8 @@ namespace DriverOverlay.ConcurrencyTests
         [Fact]
         public void AReaderAndTheWorker_DeliverTheFileInOrderWithinTwoBlocksAndGiveEverythingBackAtItsEnd()
         {
-            byte[] file = Lz4Frames.Frame(s_data);
-            using PoolOfTheDatabase database = new PoolOfTheDatabase();
-            Lz4BufferPool pool = database.Pool;
-            SystematicTest.Run(async () =>
+            RunOnAFreshStream(Lz4Frames.Frame(s_data), async (pool, budget, stream, choose) =>
             {
-                (MemoryBudget budget, Lz4DecodingStream stream) = Open(pool, file);
-                Generator choose = Generator.Create();
                 byte[] buffer = new byte[ReadSizes[^1]];
                 long offset = 0;
                 int read;
@@ -69,7 +64,7 @@ namespace DriverOverlay.ConcurrencyTests
                 stream.Dispose();
                 await stream.AheadWorker;
                 AllGivenBack(pool, budget, "after disposal");
-            }, _output, memoryAccessRaces: true);
+            });
         }
 
         [Fact]
@@ -77,12 +72,8 @@ namespace DriverOverlay.ConcurrencyTests
         {
             const byte NextRenters = 0x5A;
             byte[] file = Lz4Frames.Frame(s_data);
-            using PoolOfTheDatabase database = new PoolOfTheDatabase();
-            Lz4BufferPool pool = database.Pool;
-            SystematicTest.Run(async () =>
+            RunOnAFreshStream(file, async (pool, budget, stream, choose) =>
             {
-                (MemoryBudget budget, Lz4DecodingStream stream) = Open(pool, file);
-                Generator choose = Generator.Create();
                 int readsBeforeDispose = choose.NextInteger(3); // 0: at once; else once the worker may be under way
                 TaskCompletionSource<bool> readEnough = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
                 Task reader = Task.Run(async () =>
@@ -138,7 +129,7 @@ namespace DriverOverlay.ConcurrencyTests
                 Specification.Assert(stream.Decoder.DecodedBytes == decodedAtDispose, "a block was decoded after Dispose returned");
                 UntouchedBy(next!, NextRenters, "the stream or its worker");
                 AllGivenBack(pool, budget, "after disposal");
-            }, _output, memoryAccessRaces: true);
+            });
         }
 
         [Theory]
@@ -163,12 +154,8 @@ namespace DriverOverlay.ConcurrencyTests
                 goodBytes = 2 * Lz4Frames.BlockSize;
             }
 
-            using PoolOfTheDatabase database = new PoolOfTheDatabase();
-            Lz4BufferPool pool = database.Pool;
-            SystematicTest.Run(async () =>
+            RunOnAFreshStream(file, async (pool, budget, stream, choose) =>
             {
-                (MemoryBudget budget, Lz4DecodingStream stream) = Open(pool, file);
-                Generator choose = Generator.Create();
                 byte[] buffer = new byte[ReadSizes[^1]];
                 long offset = 0;
                 Lz4FormatException? failure = null;
@@ -206,7 +193,7 @@ namespace DriverOverlay.ConcurrencyTests
                 stream.Dispose();
                 await stream.AheadWorker;
                 AllGivenBack(pool, budget, "after disposal");
-            }, _output, memoryAccessRaces: true);
+            });
         }
 
         /// <summary>What a reader asks for: Arrow's 8-byte prefix first, then prefixes, reads within a block, and reads of more than a block.</summary>
@@ -214,12 +201,20 @@ namespace DriverOverlay.ConcurrencyTests
 
         private static int NextReadSize(Generator choose, long offset) => offset == 0 ? ReadSizes[0] : ReadSizes[choose.NextInteger(ReadSizes.Length)];
 
-        /// <summary>A fresh budget and the file's stream over it and <paramref name="pool"/>, decode-ahead on.</summary>
-        private static (MemoryBudget Budget, Lz4DecodingStream Stream) Open(Lz4BufferPool pool, byte[] file)
+        /// <summary>
+        /// Runs <paramref name="schedule"/> under Coyote, in every schedule on a fresh budget and a fresh stream over
+        /// <paramref name="file"/> (decode-ahead on) from the one pool of the database the schedules share.
+        /// </summary>
+        private void RunOnAFreshStream(byte[] file, Func<Lz4BufferPool, MemoryBudget, Lz4DecodingStream, Generator, Task> schedule)
         {
-            MemoryBudget budget = new MemoryBudget(48 * 1024 * 1024);
-            Lz4StreamingDecoder decoder = new Lz4StreamingDecoder(Lz4Frames.Download(pool, file), pool, InputName, budget);
-            return (budget, new Lz4DecodingStream(decoder, onDisposed: null, decodeAhead: true));
+            using PoolOfTheDatabase database = new PoolOfTheDatabase();
+            Lz4BufferPool pool = database.Pool;
+            SystematicTest.Run(async () =>
+            {
+                MemoryBudget budget = new MemoryBudget(48 * 1024 * 1024);
+                Lz4StreamingDecoder decoder = new Lz4StreamingDecoder(Lz4Frames.Download(pool, file), pool, InputName, budget);
+                await schedule(pool, budget, new Lz4DecodingStream(decoder, onDisposed: null, decodeAhead: true), Generator.Create());
+            }, _output, memoryAccessRaces: true);
         }
 
         /// <summary>

@@ -18,6 +18,7 @@
 using System.IO;
 using System.Net;
 using System.Net.Http;
+using AdbcDrivers.Databricks.Tests.Unit.Dbxmem;
 
 namespace DriverOverlay.ConcurrencyTests
 {
@@ -46,7 +47,7 @@ namespace DriverOverlay.ConcurrencyTests
             return false;
         }
 
-        private sealed class YieldingStream : Stream
+        private sealed class YieldingStream : ResponseBodyStream
         {
             private readonly byte[] _body;
             private int _position;
@@ -54,20 +55,6 @@ namespace DriverOverlay.ConcurrencyTests
             public YieldingStream(byte[] body)
             {
                 _body = body;
-            }
-
-            public override bool CanRead => true;
-
-            public override bool CanSeek => false;
-
-            public override bool CanWrite => false;
-
-            public override long Length => throw new NotSupportedException();
-
-            public override long Position
-            {
-                get => throw new NotSupportedException();
-                set => throw new NotSupportedException();
             }
 
             public override async Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
@@ -81,16 +68,6 @@ namespace DriverOverlay.ConcurrencyTests
             }
 
             public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException("read asynchronously");
-
-            public override void Flush()
-            {
-            }
-
-            public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-            public override void SetLength(long value) => throw new NotSupportedException();
-
-            public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
         }
     }
 }

@@ -1,9 +1,7 @@
 using System.Buffers;
 using Apache.Arrow;
 using Apache.Arrow.C;
-using AdbcDrivers.Databricks.Tests.Unit.Dbxmem;
 using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemArrowData;
-using static AdbcDrivers.Databricks.Tests.Unit.Dbxmem.DbxmemScopeData;
 
 namespace DriverOverlay.Tests
 {

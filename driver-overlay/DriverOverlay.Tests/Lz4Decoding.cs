@@ -28,13 +28,7 @@ namespace DriverOverlay.Tests
 
         /// <summary>A scope whose CloudFetch streams decode ahead as <paramref name="mode"/> says (with <see cref="ReadAll"/>'s settle for <see cref="DecodeAhead.Settled"/>).</summary>
         public static DatabricksMemoryLease CreateScope(DecodeAhead mode, params (string Key, string Value)[] properties) =>
-            Memory.MemoryTestData.CreateScope(mode == DecodeAhead.Off ? [.. properties, (DatabricksMemoryOptions.DecodeAheadKey, "false")] : properties);
-
-        /// <summary>
-        /// Waits until the block decoded ahead after the last read is there (the stream's worker has ended): what the
-        /// next read finds is then known, whatever the thread pool did meanwhile.
-        /// </summary>
-        public static void Settle(Stream stream) => ((Lz4DecodingStream)stream).AheadWorker.GetAwaiter().GetResult();
+            DbxmemScopeData.CreateScope(mode == DecodeAhead.Off ? [.. properties, (DatabricksMemoryOptions.DecodeAheadKey, "false")] : properties);
 
         /// <summary>The bytes as a download leaves them: in an array rented from <paramref name="pool"/>.</summary>
         public static PooledBuffer Download(Lz4BufferPool pool, ReadOnlySpan<byte> compressed)
@@ -48,7 +42,7 @@ namespace DriverOverlay.Tests
         /// Every byte of <paramref name="stream"/>, read <paramref name="readSize"/> bytes at a time into a buffer filled
         /// with <paramref name="fill"/> before each read, when given (what a reused destination held before).
         /// </summary>
-        /// <param name="settle">After each read, wait for the block decoded ahead (<see cref="Settle"/>).</param>
+        /// <param name="settle">After each read, wait for the block decoded ahead (<see cref="DbxmemScopeData.Settle"/>).</param>
         public static byte[] ReadAll(Stream stream, int readSize, byte? fill = null, bool settle = false)
         {
             using var output = new MemoryStream();
@@ -85,7 +79,7 @@ namespace DriverOverlay.Tests
         /// <summary>On, as the driver runs it: the worker races the reads, so which block goes which way varies from run to run.</summary>
         AsItComes,
 
-        /// <summary>On, and the block ahead decoded before each next read (<see cref="Lz4Decoding.Settle"/>): the worker's path every time.</summary>
+        /// <summary>On, and the block ahead decoded before each next read (<see cref="DbxmemScopeData.Settle"/>): the worker's path every time.</summary>
         Settled,
     }
 }

@@ -34,7 +34,7 @@ namespace DriverOverlay.Tests
                 ("64k-independent-bare", NativeLz4.CompressFrame(TestData.Mixed(200_000, 2), new FrameOptions { BlockSize = BlockMaxSize.Max64KB })),
                 ("databricks-4m-content-checksum", NativeLz4.CompressFrame(TestData.Mixed(1_000_000, 3), FrameOptions.Databricks with { ContentChecksum = true })),
                 ("256k-linked-under-4m-header", Relabel4MiB(NativeLz4.CompressFrame(TestData.Mixed(600_000, 4), new FrameOptions { BlockSize = BlockMaxSize.Max256KB, IndependentBlocks = false }))),
-                ("concatenated-with-skippable", MemoryTestData.Concatenate(
+                ("concatenated-with-skippable", Concatenate(
                     NativeLz4.CompressFrame(TestData.Mixed(70_000, 5), new FrameOptions { BlockSize = BlockMaxSize.Max64KB }),
                     SkippableFrame(40),
                     NativeLz4.CompressFrame(TestData.Random(5_000, 6), new FrameOptions { BlockSize = BlockMaxSize.Max64KB, ContentSize = true }))),
@@ -57,7 +57,7 @@ namespace DriverOverlay.Tests
                         byte[] input = Mutate(frame, new Random(caseSeed));
                         Check(() => lz4.DecompressToArray(input), "DecompressToArray");
                         Check(() => Drain(lz4.DecodeAsRead(lz4.ReadContentAsync(new System.Net.Http.ByteArrayContent(input), CancellationToken.None).GetAwaiter().GetResult()), 4093), "DecodeAsRead, 4093-byte reads");
-                        Check(() => Drain(lz4.DecodeAsRead(Lz4Decoding.Download(lease.Scope.BufferPool, input)), 8 * MemoryTestData.MiB), "DecodeAsRead, whole reads");
+                        Check(() => Drain(lz4.DecodeAsRead(Lz4Decoding.Download(lease.Scope.BufferPool, input)), 8 * MiB), "DecodeAsRead, whole reads");
                         Interlocked.Increment(ref cases);
 
                         void Check(Action decode, string entry)

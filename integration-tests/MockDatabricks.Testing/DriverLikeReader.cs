@@ -251,7 +251,7 @@ namespace MockDatabricks.Testing
 
                 // Decoding errors are not retried: a corrupt file must fail the query, not be fetched again.
                 byte[] ipc = lz4 ? _lz4FrameDecoder(body) : body;
-                List<RecordBatch> batches = ReadStream(ipc);
+                List<RecordBatch> batches = ReadStream(new System.IO.MemoryStream(ipc));
                 long rows = batches.Sum(b => (long)b.Length);
                 if (rows != link.RowCount)
                 {
@@ -280,10 +280,10 @@ namespace MockDatabricks.Testing
             return reader.Schema;
         }
 
-        /// <summary>A whole CloudFetch file through ArrowStreamReader(Stream), as the driver's CloudFetchReader reads it.</summary>
-        private static List<RecordBatch> ReadStream(byte[] ipc)
+        /// <summary>A whole Arrow IPC stream (a CloudFetch file) through ArrowStreamReader(Stream), as the driver's CloudFetchReader reads it.</summary>
+        public static List<RecordBatch> ReadStream(System.IO.Stream stream)
         {
-            using var reader = new ArrowStreamReader(new System.IO.MemoryStream(ipc));
+            using var reader = new ArrowStreamReader(stream);
             var batches = new List<RecordBatch>();
             while (reader.ReadNextRecordBatch() is RecordBatch batch)
             {

@@ -48,24 +48,16 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             // Arrange
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
-            StalledBody body = new StalledBody(honoursCancellation: true);
-            ICloudFetchMemoryBufferManager memory = GrantingMemoryManager();
-            using BlockingCollection<IDownloadResult> downloadQueue = BoundedQueue(4);
-            using BlockingCollection<IDownloadResult> resultQueue = BoundedQueue(4);
-            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, new InMemoryFileServer(_ => Ok(body, FileBytes)), ScopedConfiguration(scope));
-            DownloadResult file = Link(0, 1000, FileBytes, memory);
-            downloadQueue.Add(file);
-            await downloader.StartAsync(CancellationToken.None);
-            await WithinAsync(body.ReadStarted, Liveness, "the body read");
+            using StalledDownload download = await StalledDownload.StartAsync(honoursCancellation: true, FileBytes, ScopedConfiguration(scope));
             Assert.Equal(scope.BufferPool.ArrayLengthFor(FileBytes), scope.BufferPool.InUseBytes);
 
             // Act
-            await WithinAsync(downloader.StopAsync(), StopBound, "the stop");
+            await WithinAsync(download.Downloader.StopAsync(), StopBound, "the stop");
 
             // Assert
-            Assert.True(body.ReadEnded.IsCompleted, "the stop returned while the download was still running");
+            Assert.True(download.Body.ReadEnded.IsCompleted, "the stop returned while the download was still running");
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            file.Dispose();
+            download.File.Dispose();
         }
 
         [Fact]
@@ -74,28 +66,20 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             // Arrange
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
-            StalledBody body = new StalledBody(honoursCancellation: false);
-            ICloudFetchMemoryBufferManager memory = GrantingMemoryManager();
-            using BlockingCollection<IDownloadResult> downloadQueue = BoundedQueue(4);
-            using BlockingCollection<IDownloadResult> resultQueue = BoundedQueue(4);
-            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, new InMemoryFileServer(_ => Ok(body, FileBytes)), ScopedConfiguration(scope));
-            DownloadResult file = Link(0, 1000, FileBytes, memory);
-            downloadQueue.Add(file);
-            await downloader.StartAsync(CancellationToken.None);
-            await WithinAsync(body.ReadStarted, Liveness, "the body read");
+            using StalledDownload download = await StalledDownload.StartAsync(honoursCancellation: false, FileBytes, ScopedConfiguration(scope));
 
             // Act
-            Task stop = downloader.StopAsync();
+            Task stop = download.Downloader.StopAsync();
             bool stoppedWithinTheBound = await Task.WhenAny(stop, Task.Delay(StopBound)) == stop;
 
             // Assert
             long heldDuringTheStall = scope.BufferPool.InUseBytes;
-            body.EndStall(); // the network stall ends (otherwise after 30 s)
+            download.Body.EndStall(); // the network stall ends (otherwise after 30 s)
             Assert.True(stoppedWithinTheBound, "the stop waited for a download that ignores cancellation");
             Assert.Equal(scope.BufferPool.ArrayLengthFor(FileBytes), heldDuringTheStall); // the stalled download keeps its buffer ...
             await UntilAsync(() => scope.BufferPool.InUseBytes == 0, Liveness, "the buffer given back after the stall"); // ... until it ends
             await WithinAsync(stop, Liveness, "the stop");
-            file.Dispose();
+            download.File.Dispose();
         }
 
         [Fact]

@@ -15,8 +15,6 @@
 */
 
 using System;
-using System.Collections.Concurrent;
-using System.Threading;
 using System.Threading.Tasks;
 using AdbcDrivers.Databricks.Reader.CloudFetch;
 using Xunit;
@@ -41,28 +39,19 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         public async Task StopAsync_WhileTheLoopWaitsForTheLastDownloadWhichIgnoresCancellation_ReturnsBeforeTheStallEnds()
         {
             // Arrange: one file, then the end of results; the file's body stalls and ignores cancellation
-            StalledBody body = new StalledBody(honoursCancellation: false);
-            ICloudFetchMemoryBufferManager memory = GrantingMemoryManager();
-            using BlockingCollection<IDownloadResult> downloadQueue = BoundedQueue(4);
-            using BlockingCollection<IDownloadResult> resultQueue = BoundedQueue(4);
-            CloudFetchDownloader downloader = Downloader(downloadQueue, resultQueue, memory, new InMemoryFileServer(_ => Ok(body, FileBytes)), Configuration(lz4: false));
-            DownloadResult file = Link(0, 1000, FileBytes, memory);
-            downloadQueue.Add(file);
-            downloadQueue.Add(EndOfResultsGuard.Instance);
-            await downloader.StartAsync(CancellationToken.None);
-            await WithinAsync(body.ReadStarted, Liveness, "the body read");
-            await UntilAsync(() => downloadQueue.Count == 0, Liveness, "the loop taking the end of results");
+            using StalledDownload download = await StalledDownload.StartAsync(honoursCancellation: false, FileBytes, Configuration(lz4: false), endOfResults: true);
+            await UntilAsync(() => download.DownloadQueue.Count == 0, Liveness, "the loop taking the end of results");
 
             // Act
-            Task stop = downloader.StopAsync();
+            Task stop = download.Downloader.StopAsync();
             bool stoppedBeforeTheStallEnded = await Task.WhenAny(stop, Task.Delay(StopBound)) == stop;
 
             // Assert
-            body.EndStall(); // the network stall ends (otherwise after 30 s)
+            download.Body.EndStall(); // the network stall ends (otherwise after 30 s)
             Assert.True(stoppedBeforeTheStallEnded, "the stop waited at the end of results for a download that ignores cancellation");
             await WithinAsync(stop, Liveness, "the stop");
-            await WithinAsync(body.ReadEnded, Liveness, "the stalled read");
-            file.Dispose();
+            await WithinAsync(download.Body.ReadEnded, Liveness, "the stalled read");
+            download.File.Dispose();
         }
     }
 }

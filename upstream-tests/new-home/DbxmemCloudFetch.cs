@@ -129,11 +129,66 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
     }
 
     /// <summary>
+    /// A started downloader with one file queued whose body stalls (<see cref="StalledBody"/>), the body read under way:
+    /// where the tests of a stop during a download start. Disposing it disposes the queues; the file is the test's.
+    /// </summary>
+    internal sealed class StalledDownload : IDisposable
+    {
+        private readonly BlockingCollection<IDownloadResult> _resultQueue;
+
+        private StalledDownload(StalledBody body, BlockingCollection<IDownloadResult> downloadQueue, BlockingCollection<IDownloadResult> resultQueue, CloudFetchDownloader downloader, DownloadResult file)
+        {
+            Body = body;
+            DownloadQueue = downloadQueue;
+            _resultQueue = resultQueue;
+            Downloader = downloader;
+            File = file;
+        }
+
+        public StalledBody Body { get; }
+
+        public BlockingCollection<IDownloadResult> DownloadQueue { get; }
+
+        public CloudFetchDownloader Downloader { get; }
+
+        public DownloadResult File { get; }
+
+        /// <param name="honoursCancellation">Whether the stalled read ends when cancelled (<see cref="StalledBody.HonoursCancellation"/>).</param>
+        /// <param name="fileBytes">The file's declared size.</param>
+        /// <param name="config">The downloader's configuration.</param>
+        /// <param name="endOfResults">Whether the end of results follows the file in the download queue (the result's last file).</param>
+        public static async Task<StalledDownload> StartAsync(bool honoursCancellation, int fileBytes, CloudFetchConfiguration config, bool endOfResults = false)
+        {
+            StalledBody body = new StalledBody(honoursCancellation);
+            ICloudFetchMemoryBufferManager memory = DbxmemCloudFetch.GrantingMemoryManager();
+            BlockingCollection<IDownloadResult> downloadQueue = DbxmemCloudFetch.BoundedQueue(4);
+            BlockingCollection<IDownloadResult> resultQueue = DbxmemCloudFetch.BoundedQueue(4);
+            CloudFetchDownloader downloader = DbxmemCloudFetch.Downloader(downloadQueue, resultQueue, memory, new InMemoryFileServer(_ => DbxmemCloudFetch.Ok(body, fileBytes)), config);
+            DownloadResult file = DbxmemCloudFetch.Link(0, 1000, fileBytes, memory);
+            downloadQueue.Add(file);
+            if (endOfResults)
+            {
+                downloadQueue.Add(EndOfResultsGuard.Instance);
+            }
+
+            await downloader.StartAsync(CancellationToken.None).ConfigureAwait(false);
+            await DbxmemTestData.WithinAsync(body.ReadStarted, DbxmemTestData.Liveness, "the body read").ConfigureAwait(false);
+            return new StalledDownload(body, downloadQueue, resultQueue, downloader, file);
+        }
+
+        public void Dispose()
+        {
+            DownloadQueue.Dispose();
+            _resultQueue.Dispose();
+        }
+    }
+
+    /// <summary>
     /// A response body whose first read stalls: until cancelled (<see cref="HonoursCancellation"/>, as .NET's socket
     /// streams do), or, ignoring cancellation (as .NET Framework's do), until <see cref="EndStall"/> or 30 s, after which
     /// it fails as a reset connection would. Reports when the read started and when it ended.
     /// </summary>
-    internal sealed class StalledBody : Stream
+    internal sealed class StalledBody : ResponseBodyStream
     {
         private readonly TaskCompletionSource<bool> _started = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
         private readonly TaskCompletionSource<bool> _ended = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -151,20 +206,6 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
 
         /// <summary>Completes when the read has ended, however.</summary>
         public Task ReadEnded => _ended.Task;
-
-        public override bool CanRead => true;
-
-        public override bool CanSeek => false;
-
-        public override bool CanWrite => false;
-
-        public override long Length => throw new NotSupportedException();
-
-        public override long Position
-        {
-            get => throw new NotSupportedException();
-            set => throw new NotSupportedException();
-        }
 
         /// <summary>Ends a stall that ignores cancellation (what the end of a network stall would do).</summary>
         public void EndStall() => _endStall.TrySetResult(true);
@@ -204,15 +245,5 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         }
 
         public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException("the downloader reads bodies asynchronously");
-
-        public override void Flush()
-        {
-        }
-
-        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-        public override void SetLength(long value) => throw new NotSupportedException();
-
-        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 }

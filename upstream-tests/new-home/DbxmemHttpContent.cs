@@ -58,7 +58,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             return false; // chunked transfer: the length is known only from the header, if at all
         }
 
-        private sealed class ChunkedStream : Stream
+        private sealed class ChunkedStream : ResponseBodyStream
         {
             // Chunk sizes cycle through small and odd values, as network reads do.
             private static readonly int[] s_chunkSizes = { 1, 1000, 4096, 16_384, 7, 65_536, 333 };
@@ -72,20 +72,6 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             {
                 _body = body;
                 _stallAfter = stallAfter;
-            }
-
-            public override bool CanRead => true;
-
-            public override bool CanSeek => false;
-
-            public override bool CanWrite => false;
-
-            public override long Length => throw new NotSupportedException();
-
-            public override long Position
-            {
-                get => throw new NotSupportedException();
-                set => throw new NotSupportedException();
             }
 
             public override int Read(byte[] buffer, int offset, int count) => ReadAsync(buffer, offset, count).GetAwaiter().GetResult();
@@ -109,16 +95,6 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
                 _position += n;
                 return n;
             }
-
-            public override void Flush()
-            {
-            }
-
-            public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-            public override void SetLength(long value) => throw new NotSupportedException();
-
-            public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
         }
     }
 }

@@ -289,4 +289,35 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             }
         }
     }
+
+    /// <summary>
+    /// A response body's stream as the tests' HTTP contents hand it out: read-only, forward-only and of no known length,
+    /// as a network stream is. A subclass says only how it reads.
+    /// </summary>
+    internal abstract class ResponseBodyStream : Stream
+    {
+        public override bool CanRead => true;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => false;
+
+        public override long Length => throw new NotSupportedException();
+
+        public override long Position
+        {
+            get => throw new NotSupportedException();
+            set => throw new NotSupportedException();
+        }
+
+        public override void Flush()
+        {
+        }
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+    }
 }

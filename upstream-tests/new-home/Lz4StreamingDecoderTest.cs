@@ -182,11 +182,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             byte[] data = Compressible(9 * MiB, seed: 23);
-            byte[] corrupt = Lz4Frame(data, IndependentBlocks4MiB());
-            int thirdBlock = Blocks(corrupt).BlockStarts[2];
-            corrupt[thirdBlock] = 0xFF;
-            corrupt[thirdBlock + 1] = 0xFF;
-            corrupt[thirdBlock + 2] = 0xFF;
+            byte[] corrupt = WithCorruptThirdBlock(data, out int thirdBlock);
             using Stream stream = scope.Lz4.DecodeAsRead(Download(scope.BufferPool, corrupt), "chunk 7");
             Lz4StreamingDecoder decoder = ((Lz4DecodingStream)stream).Decoder;
             byte[] head = new byte[(4 * MiB) + 8];
@@ -241,11 +237,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
             byte[] data = Compressible(9 * MiB, seed: 11);
-            byte[] corrupt = Lz4Frame(data, IndependentBlocks4MiB());
-            int thirdBlock = Blocks(corrupt).BlockStarts[2];
-            corrupt[thirdBlock] = 0xFF;
-            corrupt[thirdBlock + 1] = 0xFF;
-            corrupt[thirdBlock + 2] = 0xFF;
+            byte[] corrupt = WithCorruptThirdBlock(data, out int thirdBlock);
             using Stream stream = scope.Lz4.DecodeAsRead(Download(scope.BufferPool, corrupt), "chunk 7");
             byte[] firstTwoBlocks = new byte[8 * MiB];
 
@@ -386,6 +378,20 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
                 byte[] frame = Lz4Frame(data, settings);
                 return (data, withContentSize ? WithContentSize(frame, data.Length) : frame);
             });
+
+        /// <summary>
+        /// <paramref name="data"/> as a frame of 4 MiB blocks whose third block's size field (at <paramref name="thirdBlock"/>)
+        /// exceeds the frame's 4 MiB maximum.
+        /// </summary>
+        private static byte[] WithCorruptThirdBlock(byte[] data, out int thirdBlock)
+        {
+            byte[] corrupt = Lz4Frame(data, IndependentBlocks4MiB());
+            thirdBlock = Blocks(corrupt).BlockStarts[2];
+            corrupt[thirdBlock] = 0xFF;
+            corrupt[thirdBlock + 1] = 0xFF;
+            corrupt[thirdBlock + 2] = 0xFF;
+            return corrupt;
+        }
 
         /// <summary>256 KiB blocks around a 300 KiB incompressible stretch: K4os stores the block that holds only noise.</summary>
         private static (byte[], byte[]) WithStoredBlocks()

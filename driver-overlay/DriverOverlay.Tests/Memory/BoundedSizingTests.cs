@@ -1,6 +1,5 @@
 using System.Buffers.Binary;
 using System.Net.Http;
-using AdbcDrivers.Databricks.Tests.Unit.Dbxmem;
 using Lz4Reference;
 using Xunit.Abstractions;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
@@ -14,7 +13,7 @@ namespace DriverOverlay.Tests.Memory
     /// with <see cref="Lz4FormatException"/> before it allocates more. Measured on the calling thread with a fresh scope
     /// (an empty pool, so every pooled array is a new allocation too), for every entry point; with decode-ahead on, the
     /// worker's rentals are measured by the decoder's peak working memory, and the block ahead is always decoded before
-    /// the next read (<see cref="Lz4Decoding.Settle"/>), the most it holds.
+    /// the next read (<see cref="DbxmemScopeData.Settle"/>), the most it holds.
     /// </summary>
     public class BoundedSizingTests
     {
@@ -128,7 +127,7 @@ namespace DriverOverlay.Tests.Memory
                     length += read;
                     if (settle)
                     {
-                        Lz4Decoding.Settle(stream);
+                        Settle(stream);
                     }
                 }
             }
@@ -168,7 +167,7 @@ namespace DriverOverlay.Tests.Memory
                 while ((read = stream.Read(output, length, Math.Min(81920, output.Length - length))) > 0)
                 {
                     length += read;
-                    Lz4Decoding.Settle(stream);
+                    Settle(stream);
                 }
             }
             finally

@@ -1,4 +1,3 @@
-using AdbcDrivers.Databricks.Tests.Unit.Dbxmem;
 using Lz4Reference;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
 
@@ -33,11 +32,11 @@ namespace DriverOverlay.Tests.Memory
         /// <summary>Every frame kind the overlay accepts, as (original, LZ4 file).</summary>
         private static readonly Dictionary<string, Func<(byte[], byte[])>> Frames = new Dictionary<string, Func<(byte[], byte[])>>
         {
-            ["databricks-4m"] = () => Sample(9 * MiB + 12345, WithoutContentSize),
-            ["databricks-4m-content-size"] = () => Sample(9 * MiB + 12345, WithContentSize),
+            ["databricks-4m"] = () => Sample(9 * MiB + 12345, NoContentSizeFrames),
+            ["databricks-4m-content-size"] = () => Sample(9 * MiB + 12345, ContentSizeFrames),
             ["databricks-4m-checksums"] = () => Sample(5 * MiB + 1, FrameOptions.Databricks with { ContentChecksum = true, BlockChecksum = true }),
-            ["linked-64k"] = () => Sample(MiB + 12345, Linked64K),
-            ["linked-64k-content-checksum"] = () => Sample(700 * KiB, Linked64K with { ContentChecksum = true }),
+            ["linked-64k"] = () => Sample(MiB + 12345, Linked64KFrames),
+            ["linked-64k-content-checksum"] = () => Sample(700 * KiB, Linked64KFrames with { ContentChecksum = true }),
             ["independent-256k-stored-stretch"] = () => WithStoredStretch(),
             ["concatenated-with-skippable"] = () => Concatenated(),
             ["520x64k-under-4m-header"] = () => ManySmallBlocksUnderA4MiBHeader(),
@@ -66,7 +65,7 @@ namespace DriverOverlay.Tests.Memory
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             using var metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
-            (byte[] data, byte[] compressed) = Sample(9 * MiB + 12345, WithoutContentSize);
+            (byte[] data, byte[] compressed) = Sample(9 * MiB + 12345, NoContentSizeFrames);
 
             Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, compressed, readSize: 16 * MiB);
             long inPlaceWhole = metrics.Sum(lease.Scope.Id, DatabricksMemoryMetricNames.Lz4DecodedInPlace);
@@ -87,7 +86,7 @@ namespace DriverOverlay.Tests.Memory
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             using DatabricksMemoryLease lease = Lz4Decoding.CreateScope(mode);
             Lz4BufferPool pool = lease.Scope.BufferPool;
-            (byte[] data, byte[] compressed) = Sample(20 * MiB, WithoutContentSize);
+            (byte[] data, byte[] compressed) = Sample(20 * MiB, NoContentSizeFrames);
             using Stream stream = lease.Scope.Lz4.DecodeAsRead(Lz4Decoding.Download(pool, compressed));
             long download = pool.InUseBytes;
             byte[] buffer = new byte[8];
@@ -99,7 +98,7 @@ namespace DriverOverlay.Tests.Memory
             int n;
             while ((n = stream.Read(buffer, 0, buffer.Length)) > 0)
             {
-                Lz4Decoding.Settle(stream);
+                Settle(stream);
                 Assert.True(data.AsSpan((int)read, n).SequenceEqual(buffer.AsSpan(0, n)), $"wrong bytes at {read}");
                 read += n;
                 peak = Math.Max(peak, pool.InUseBytes);
@@ -123,7 +122,7 @@ namespace DriverOverlay.Tests.Memory
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             using var metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
-            (_, byte[] compressed) = Sample(5 * MiB, WithoutContentSize);
+            (_, byte[] compressed) = Sample(5 * MiB, NoContentSizeFrames);
             Stream stream = lease.Scope.Lz4.DecodeAsRead(Lz4Decoding.Download(lease.Scope.BufferPool, compressed));
 
             Assert.Equal(BucketOf(compressed.Length), lease.Scope.BufferPool.InUseBytes); // queued, the file costs its compressed bytes
@@ -142,7 +141,7 @@ namespace DriverOverlay.Tests.Memory
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             using var metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope();
-            (byte[] data, byte[] compressed) = Sample(9 * MiB, WithoutContentSize);
+            (byte[] data, byte[] compressed) = Sample(9 * MiB, NoContentSizeFrames);
             byte[] corrupt = (byte[])compressed.Clone();
             int thirdBlock = ThirdBlockStart(corrupt);
             corrupt[thirdBlock] = 0xFF; // its size field now exceeds the 4 MiB maximum
@@ -190,7 +189,7 @@ namespace DriverOverlay.Tests.Memory
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             using DatabricksMemoryLease lease = CreateScope();
-            (byte[] data, byte[] compressed) = Sample(5 * MiB, WithoutContentSize);
+            (byte[] data, byte[] compressed) = Sample(5 * MiB, NoContentSizeFrames);
 
             var truncated = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, Truncated(compressed), readSize: 4093));
             var empty = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, System.Array.Empty<byte>()));
@@ -207,7 +206,7 @@ namespace DriverOverlay.Tests.Memory
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             using DatabricksMemoryLease lease = CreateScope();
-            foreach (FrameOptions options in new[] { WithContentSize, WithoutContentSize })
+            foreach (FrameOptions options in new[] { ContentSizeFrames, NoContentSizeFrames })
             {
                 byte[] frame = NativeLz4.CompressFrame(System.Array.Empty<byte>(), options);
                 Assert.Empty(Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, frame));
@@ -220,7 +219,7 @@ namespace DriverOverlay.Tests.Memory
         {
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             using DatabricksMemoryLease lease = CreateScope();
-            (byte[] data, byte[] compressed) = Sample(100 * KiB, Linked64K);
+            (byte[] data, byte[] compressed) = Sample(100 * KiB, Linked64KFrames);
             using Stream stream = lease.Scope.Lz4.DecodeAsRead(Lz4Decoding.Download(lease.Scope.BufferPool, compressed));
             byte[] read = new byte[data.Length];
             int total = 0;
@@ -249,7 +248,7 @@ namespace DriverOverlay.Tests.Memory
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
-            (byte[] data, byte[] compressed) = Sample(5 * MiB, WithoutContentSize);
+            (byte[] data, byte[] compressed) = Sample(5 * MiB, NoContentSizeFrames);
             using Stream stream = scope.Lz4.DecodeAsRead(Lz4Decoding.Download(scope.BufferPool, compressed));
 
             lease.Dispose();
@@ -267,7 +266,7 @@ namespace DriverOverlay.Tests.Memory
             Skip.IfNot(NativeLz4.IsAvailable, NativeLz4.UnavailableReason);
             using DatabricksMemoryLease lease = CreateScope();
             DatabricksMemoryScope scope = lease.Scope;
-            (byte[] data, byte[] compressed) = Sample(100 * KiB, Linked64K);
+            (byte[] data, byte[] compressed) = Sample(100 * KiB, Linked64KFrames);
 
             for (int round = 0; round < 50; round++)
             {
@@ -323,8 +322,8 @@ namespace DriverOverlay.Tests.Memory
 
         private static (byte[], byte[]) Concatenated()
         {
-            (byte[] first, byte[] firstFrame) = Sample(300 * KiB, WithContentSize, seed: 2);
-            (byte[] second, byte[] secondFrame) = Sample(200 * KiB, Linked64K, seed: 3);
+            (byte[] first, byte[] firstFrame) = Sample(300 * KiB, ContentSizeFrames, seed: 2);
+            (byte[] second, byte[] secondFrame) = Sample(200 * KiB, Linked64KFrames, seed: 3);
             byte[] skippable = { 0x50, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 1, 2, 3 };
             return (Concatenate(first, second), Concatenate(skippable, firstFrame, skippable, secondFrame, skippable));
         }

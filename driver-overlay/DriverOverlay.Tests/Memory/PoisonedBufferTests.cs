@@ -1,4 +1,3 @@
-using AdbcDrivers.Databricks.Tests.Unit.Dbxmem;
 using Lz4Reference;
 using static DriverOverlay.Tests.Memory.MemoryTestData;
 
@@ -39,10 +38,10 @@ namespace DriverOverlay.Tests.Memory
                     data[i] = (byte)(i / 70_000);
                 }
 
-                return (data, NativeLz4.CompressFrame(data, WithoutContentSize));
+                return (data, NativeLz4.CompressFrame(data, NoContentSizeFrames));
             }
 
-            return Sample(size, kind == "linked" ? Linked64K : WithoutContentSize, seed: size);
+            return Sample(size, kind == "linked" ? Linked64KFrames : NoContentSizeFrames, seed: size);
         }
 
         [Theory]
@@ -101,7 +100,7 @@ namespace DriverOverlay.Tests.Memory
             using var metrics = new DbxmemMetricsRecorder();
             using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BufferPoolMaxArrayMbKey, "8"));
             DatabricksMemoryScope scope = lease.Scope;
-            (byte[] data, byte[] compressed) = Sample(3 * MiB + 7, WithoutContentSize);
+            (byte[] data, byte[] compressed) = Sample(3 * MiB + 7, NoContentSizeFrames);
             PoisonBufferPool(scope.BufferPool, arraysPerBucket: 2);
             long allocated = metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Allocated, DatabricksMemoryMetricNames.Lz4BuffersPool);
 

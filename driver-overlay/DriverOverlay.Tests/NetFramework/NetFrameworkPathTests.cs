@@ -17,8 +17,6 @@ namespace DriverOverlay.Tests
     /// </summary>
     public class NetFrameworkPathTests
     {
-        private static readonly TimeSpan Liveness = TimeSpan.FromSeconds(30);
-
         [SkippableFact]
         public void WithoutGcMemoryInfoTheBudgetIsTheDocumented48MiB()
         {
@@ -186,13 +184,13 @@ namespace DriverOverlay.Tests
             // body's size from ArrayPool<byte>.Shared, which keeps none above 1 MiB there: one fresh large object per
             // batch, the same size as the body (ScopedArrowAllocator.BatchMemory.TryGetArray). On .NET it reads through
             // Stream.Read(Span). Either way, once the pool holds a body, reading the next batches allocates far less than one body.
-            byte[] stream = ArrowBatchData.Stream(batches: 4, rows: 150_000);
+            byte[] stream = DbxmemArrowData.IpcStream(batches: 4, rows: 150_000);
             using DatabricksMemoryLease lease = CreateScope();
             using var reader = new ArrowStreamReader(new MemoryStream(stream, writable: false), lease.Scope.BatchAllocator);
             int bodyBytes;
             using (Apache.Arrow.RecordBatch first = reader.ReadNextRecordBatch())
             {
-                ArrowBatchData.AssertValues(first, 0, 150_000);
+                DbxmemArrowData.AssertValues(first, 0, 150_000);
                 bodyBytes = first.Arrays.Sum(array => array.Data.Buffers.Sum(buffer => buffer.Length));
             }
 
@@ -276,23 +274,9 @@ namespace DriverOverlay.Tests
                 return true;
             }
 
-            private sealed class Body(CancellationIgnoringContent content) : Stream
+            private sealed class Body(CancellationIgnoringContent content) : ResponseBodyStream
             {
                 private int _position;
-
-                public override bool CanRead => true;
-
-                public override bool CanSeek => false;
-
-                public override bool CanWrite => false;
-
-                public override long Length => throw new NotSupportedException();
-
-                public override long Position
-                {
-                    get => throw new NotSupportedException();
-                    set => throw new NotSupportedException();
-                }
 
                 public override int Read(byte[] buffer, int offset, int count) => ReadAsync(buffer, offset, count, CancellationToken.None).GetAwaiter().GetResult();
 
@@ -313,16 +297,6 @@ namespace DriverOverlay.Tests
                     _position += read;
                     return read;
                 }
-
-                public override void Flush()
-                {
-                }
-
-                public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-                public override void SetLength(long value) => throw new NotSupportedException();
-
-                public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
             }
         }
     }

@@ -102,7 +102,7 @@ namespace DriverOverlay.Tests.Pipeline
             }
         }
 
-        private sealed class GatedStream : Stream
+        private sealed class GatedStream : ResponseBodyStream
         {
             private readonly GatedContent _content;
 
@@ -111,34 +111,10 @@ namespace DriverOverlay.Tests.Pipeline
                 _content = content;
             }
 
-            public override bool CanRead => true;
-
-            public override bool CanSeek => false;
-
-            public override bool CanWrite => false;
-
-            public override long Length => throw new NotSupportedException();
-
-            public override long Position
-            {
-                get => throw new NotSupportedException();
-                set => throw new NotSupportedException();
-            }
-
             public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
                 _content.ReadAsync(buffer, offset, count, cancellationToken);
 
             public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException("read asynchronously");
-
-            public override void Flush()
-            {
-            }
-
-            public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-            public override void SetLength(long value) => throw new NotSupportedException();
-
-            public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
         }
     }
 }

@@ -91,9 +91,9 @@ namespace MockDatabricks.Server.Endpoints
                 answer = Exception(call, TApplicationException.ExceptionType.InternalError, $"{header.Name}: mock server error: {ex.GetType().Name}: {ex.Message}");
             }
 
-            if (call.HttpStatus != StatusCodes.Status200OK)
+            if (call.Status != StatusCodes.Status200OK)
             {
-                context.Response.StatusCode = call.HttpStatus;
+                context.Response.StatusCode = call.Status;
                 context.Response.Headers["x-thriftserver-error-message"] = call.Detail ?? "injected HTTP error";
                 Journal(call);
                 return;
@@ -363,7 +363,7 @@ namespace MockDatabricks.Server.Endpoints
 
             if (rule.Kind == FaultKind.RpcHttp)
             {
-                call.HttpStatus = rule.StatusCode;
+                call.Status = rule.StatusCode;
                 call.Outcome = "http" + rule.StatusCode;
                 call.Detail = rule.Message;
                 return new Answer(null, null);
@@ -405,9 +405,7 @@ namespace MockDatabricks.Server.Endpoints
             return new Answer(null, new TApplicationException(type, message));
         }
 
-        private void Journal(RpcCall call) =>
-            _journal.Add("rpc", call.Header.Name, call.HttpStatus, call.Outcome, call.Session, call.Operation, call.Tag,
-                call.StartRowOffset, call.MaxRows, call.MaxBytes, detail: call.Detail);
+        private void Journal(RpcCall call) => call.AddTo(_journal, "rpc", call.Header.Name);
 
         private async Task BadRequestAsync(HttpContext context, string method, string message)
         {
@@ -465,34 +463,9 @@ namespace MockDatabricks.Server.Endpoints
         /// <summary>What a call answers: a reply struct or an EXCEPTION message (neither when an HTTP error status is sent instead).</summary>
         private sealed record Answer(TBase? Response, TApplicationException? Error);
 
-        private sealed class RpcCall(TMessage header, HttpContext context, string baseUrl)
+        private sealed class RpcCall(TMessage header, HttpContext context, string baseUrl) : JournaledCall(context, baseUrl)
         {
             public TMessage Header { get; } = header;
-
-            public HttpContext Context { get; } = context;
-
-            public string BaseUrl { get; } = baseUrl;
-
-            public string? Session { get; set; }
-
-            public string? Operation { get; set; }
-
-            public string? Tag { get; set; }
-
-            public long? StartRowOffset { get; set; }
-
-            public long? MaxRows { get; set; }
-
-            public long? MaxBytes { get; set; }
-
-            public int HttpStatus { get; set; } = StatusCodes.Status200OK;
-
-            public string Outcome { get; set; } = "ok";
-
-            public string? Detail { get; set; }
-
-            /// <summary>rpc_slow: how long the reply waits after the call is journaled.</summary>
-            public int ReplyDelayMs { get; set; }
         }
     }
 }

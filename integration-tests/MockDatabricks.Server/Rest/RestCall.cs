@@ -1,5 +1,6 @@
 using System;
 using Microsoft.AspNetCore.Http;
+using MockDatabricks.Server.State;
 
 namespace MockDatabricks.Server.Rest
 {
@@ -18,46 +19,13 @@ namespace MockDatabricks.Server.Rest
         public static RestErrorException BadRequest(string errorCode, string message) => new RestErrorException(StatusCodes.Status400BadRequest, errorCode, message, "bad-request");
     }
 
-    /// <summary>
-    /// One REST call as the journal records it (kind "rest"): the call's name, and what it touched. The fields mean
-    /// what they mean for Thrift entries: session and operation are the session_id and statement_id, maxRows/maxBytes the
-    /// request's row_limit/byte_limit, file and startRowOffset the chunk index and its first row.
-    /// </summary>
-    public sealed class RestCall(string method, string thriftMethod, HttpContext context, string baseUrl)
+    /// <summary>One REST call as the journal records it (kind "rest"): the call's name, and what it touched.</summary>
+    public sealed class RestCall(string method, string thriftMethod, HttpContext context, string baseUrl) : JournaledCall(context, baseUrl)
     {
         /// <summary>CreateSession, DeleteSession, ExecuteStatement, GetStatement, GetResultChunk, CancelStatement, CloseStatement.</summary>
         public string Method { get; } = method;
 
         /// <summary>The Thrift RPC doing the same job: a fault given for either name applies (OpenSession, FetchResults, ...).</summary>
         public string ThriftMethod { get; } = thriftMethod;
-
-        public HttpContext Context { get; } = context;
-
-        /// <summary>Where clients reach this server, for CloudFetch links (the Thrift endpoint's rule).</summary>
-        public string BaseUrl { get; } = baseUrl;
-
-        public string? Session { get; set; }
-
-        public string? Operation { get; set; }
-
-        public string? Tag { get; set; }
-
-        public long? StartRowOffset { get; set; }
-
-        public long? MaxRows { get; set; }
-
-        public long? MaxBytes { get; set; }
-
-        public int? File { get; set; }
-
-        public int Status { get; set; } = StatusCodes.Status200OK;
-
-        /// <summary>ok, error-status (a FAILED statement), injected-error, slow, httpNNN, not-found, bad-request, unauthorized.</summary>
-        public string Outcome { get; set; } = "ok";
-
-        public string? Detail { get; set; }
-
-        /// <summary>rpc_slow: how long the reply waits after the call is journaled.</summary>
-        public int ReplyDelayMs { get; set; }
     }
 }

@@ -164,17 +164,8 @@ namespace MockDatabricks.Server.Rest
         [property: JsonPropertyName("byte_count")] long? ByteCount);
 
     /// <summary>One chunk's data: result of execute/GET, or GET .../result/chunks/{n}.</summary>
-    public sealed class ResultData
+    public sealed class ResultData : ChunkPlacement
     {
-        [JsonPropertyName("chunk_index")]
-        public int ChunkIndex { get; init; }
-
-        [JsonPropertyName("row_offset")]
-        public long RowOffset { get; init; }
-
-        [JsonPropertyName("row_count")]
-        public long RowCount { get; init; }
-
         [JsonPropertyName("byte_count")]
         public long? ByteCount { get; init; }
 
@@ -188,25 +179,10 @@ namespace MockDatabricks.Server.Rest
 
         [JsonPropertyName("external_links")]
         public List<ExternalLink>? ExternalLinks { get; init; }
-
-        [JsonPropertyName("next_chunk_index")]
-        public int? NextChunkIndex { get; init; }
-
-        [JsonPropertyName("next_chunk_internal_link")]
-        public string? NextChunkInternalLink { get; init; }
     }
 
-    public sealed class ExternalLink
+    public sealed class ExternalLink : ChunkPlacement
     {
-        [JsonPropertyName("chunk_index")]
-        public int ChunkIndex { get; init; }
-
-        [JsonPropertyName("row_offset")]
-        public long RowOffset { get; init; }
-
-        [JsonPropertyName("row_count")]
-        public long RowCount { get; init; }
-
         [JsonPropertyName("byte_count")]
         public long ByteCount { get; init; }
 
@@ -219,6 +195,19 @@ namespace MockDatabricks.Server.Rest
 
         [JsonPropertyName("http_headers")]
         public Dictionary<string, string>? HttpHeaders { get; init; }
+    }
+
+    /// <summary>Where a chunk stands in the result and which chunk comes next: what ResultData and ExternalLink both carry.</summary>
+    public abstract class ChunkPlacement
+    {
+        [JsonPropertyName("chunk_index")]
+        public int ChunkIndex { get; init; }
+
+        [JsonPropertyName("row_offset")]
+        public long RowOffset { get; init; }
+
+        [JsonPropertyName("row_count")]
+        public long RowCount { get; init; }
 
         [JsonPropertyName("next_chunk_index")]
         public int? NextChunkIndex { get; init; }

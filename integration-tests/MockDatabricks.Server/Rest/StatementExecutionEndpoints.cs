@@ -106,8 +106,7 @@ namespace MockDatabricks.Server.Rest
                 reply = new ServiceError("INTERNAL_ERROR", call.Detail);
             }
 
-            journal.Add("rest", method, call.Status, call.Outcome, call.Session, call.Operation, call.Tag,
-                call.StartRowOffset, call.MaxRows, call.MaxBytes, call.File, call.Detail);
+            call.AddTo(journal, "rest", method);
             if (call.ReplyDelayMs > 0)
             {
                 // rpc_slow: journaled first, so what the client does meanwhile comes after this call in the journal.

@@ -91,7 +91,7 @@ namespace MockDatabricks.Tests.Protocol
             concatenated.Write(first);
             concatenated.Write(second);
             concatenated.Position = 0;
-            List<RecordBatch> batches = ReadStream(concatenated);
+            List<RecordBatch> batches = DriverLikeReader.ReadStream(concatenated);
 
             Assert.Equal(0xFFFFFFFFu, BitConverter.ToUInt32(first, 0)); // continuation marker, then the metadata length
             Assert.Equal(new[] { 60, 40 }, new[] { batches[0].Length, batches[1].Length });
@@ -113,7 +113,7 @@ namespace MockDatabricks.Tests.Protocol
             Assert.Equal("Expected 100 rows, got 99.", tooFew.Message);
         }
 
-        internal static List<RecordBatch> ReadFile(byte[] stored) => ReadStream(new MemoryStream(Decompress(stored)));
+        internal static List<RecordBatch> ReadFile(byte[] stored) => DriverLikeReader.ReadStream(new MemoryStream(Decompress(stored)));
 
         internal static byte[] Decompress(byte[] frames)
         {
@@ -125,18 +125,6 @@ namespace MockDatabricks.Tests.Protocol
             }
 
             return output.ToArray();
-        }
-
-        private static List<RecordBatch> ReadStream(Stream stream)
-        {
-            using var reader = new ArrowStreamReader(stream);
-            var batches = new List<RecordBatch>();
-            while (reader.ReadNextRecordBatch() is RecordBatch batch)
-            {
-                batches.Add(batch);
-            }
-
-            return batches;
         }
     }
 }

@@ -1,6 +1,5 @@
 using System.IO;
 using Apache.Arrow;
-using Apache.Arrow.Ipc;
 using Lz4Reference;
 
 namespace MockDatabricks.Tests.Server
@@ -171,7 +170,7 @@ namespace MockDatabricks.Tests.Server
                     var batches = new List<RecordBatch>();
                     foreach (TSparkArrowResultLink link in rowSet.ResultLinks!)
                     {
-                        batches.AddRange(ReadStream(new MemoryStream(decode(await client.DownloadAsync(link.FileLink)))));
+                        batches.AddRange(DriverLikeReader.ReadStream(new MemoryStream(decode(await client.DownloadAsync(link.FileLink)))));
                     }
 
                     return batches;
@@ -180,19 +179,7 @@ namespace MockDatabricks.Tests.Server
             }
 
             stream.Position = 0;
-            return ReadStream(stream);
-        }
-
-        private static List<RecordBatch> ReadStream(Stream stream)
-        {
-            using var reader = new ArrowStreamReader(stream);
-            var batches = new List<RecordBatch>();
-            while (reader.ReadNextRecordBatch() is RecordBatch batch)
-            {
-                batches.Add(batch);
-            }
-
-            return batches;
+            return DriverLikeReader.ReadStream(stream);
         }
     }
 }
