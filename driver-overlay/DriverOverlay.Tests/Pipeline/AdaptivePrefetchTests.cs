@@ -178,9 +178,9 @@ namespace DriverOverlay.Tests.Pipeline
             Assert.True(other.TryAcquire(3 * MiB)); // another reader of the database holds most of it
             byte[] file = Compressible(2 * MiB, seed: 3);
             await prefetch.StartAsync("first", file.Length, CancellationToken.None);
-            (await prefetch.ReadContentAsync("first", new GatedContent(file, int.MaxValue), CancellationToken.None)).Dispose(); // the one-file rule
+            prefetch.Taken("first", ready: false); // the reader waits for it: taken over the limit
+            (await prefetch.ReadContentAsync("first", new GatedContent(file, int.MaxValue), CancellationToken.None).WaitAsync(Liveness)).Dispose();
             prefetch.Ended("first", completed: true);
-            prefetch.Taken("first", ready: true);
             await prefetch.StartAsync("second", file.Length, CancellationToken.None);
             var content = new GatedContent(file, int.MaxValue);
 
@@ -243,7 +243,7 @@ namespace DriverOverlay.Tests.Pipeline
             await prefetch.StartAsync("first", first.Length, CancellationToken.None);
             await prefetch.StartAsync("second", second.Length, CancellationToken.None);
 
-            PooledBuffer firstBuffer = await prefetch.ReadContentAsync("first", new GatedContent(first, int.MaxValue), CancellationToken.None);
+            PooledBuffer firstBuffer = await prefetch.ReadContentAsync("first", new GatedContent(first, int.MaxValue), CancellationToken.None).WaitAsync(Liveness);
             prefetch.Ended("first", completed: true);
             Task<PooledBuffer> secondRead = prefetch.ReadContentAsync("second", secondContent, CancellationToken.None);
             await Until(() => lease.Scope.Budget.Waiters == 1); // 3 + 3 MiB would not fit in 4
@@ -266,7 +266,7 @@ namespace DriverOverlay.Tests.Pipeline
             using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
             byte[] file = Compressible(3 * MiB, seed: 5);
             await prefetch.StartAsync("first", file.Length, CancellationToken.None);
-            using (PooledBuffer unused = await prefetch.ReadContentAsync("first", new GatedContent(file, int.MaxValue), CancellationToken.None))
+            using (PooledBuffer unused = await prefetch.ReadContentAsync("first", new GatedContent(file, int.MaxValue), CancellationToken.None).WaitAsync(Liveness))
             {
                 prefetch.Ended("first", completed: true); // downloaded; the application does not read the reader
             }
@@ -321,7 +321,7 @@ namespace DriverOverlay.Tests.Pipeline
             byte[] body = Compressible(2 * MiB, seed: 7);
             await prefetch.StartAsync("first", first.Length, CancellationToken.None);
             await prefetch.StartAsync("later", body.Length, CancellationToken.None);
-            using PooledBuffer firstBuffer = await prefetch.ReadContentAsync("first", new GatedContent(first, int.MaxValue), CancellationToken.None);
+            using PooledBuffer firstBuffer = await prefetch.ReadContentAsync("first", new GatedContent(first, int.MaxValue), CancellationToken.None).WaitAsync(Liveness);
 
             using (var attempt = new CancellationTokenSource())
             {
