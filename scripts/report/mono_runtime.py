@@ -115,7 +115,8 @@ def section(results_dir, build_notes=None):
             s.lines += [f"`{FULL_READ_HTTP}` is the same read over http: Mono's TLS stream allocates two fresh 16.5 KB "
                         "buffers on every read (`BufferOffsetSize2.Reset`), which Mono's collector counts as large objects "
                         "(from 8,000 bytes), the same for both drivers; over http what is left is the drivers' own. The "
-                        "targets are on https.", ""]
+                        "targets are on https. The wall times include checking every value, which under Mono takes most "
+                        "of them (docs/decisions.md).", ""]
         s.side_by_side(full_read, FULL_READ_METRICS)
         s.runs_line(full_read)
     if partial_read:
