@@ -56,6 +56,12 @@ namespace MemoryProbe
                 await File.WriteAllTextAsync(exitCodeFile, exitCode.ToString(System.Globalization.CultureInfo.InvariantCulture)).ConfigureAwait(false);
             }
 
+#if NETFRAMEWORK
+            // Under Mono, returning from Main waits at shutdown for every thread to stop, and a driver that failed
+            // mid-read can leave a thread-pool thread blocked for good (stock v1.1.7's result fetcher in a full
+            // BlockingCollection.Add): the run would never end. Its result is written; end the process.
+            Environment.Exit(exitCode);
+#endif
             return exitCode;
         }
 

@@ -90,6 +90,32 @@ class MonoSection(unittest_trx.RunFilesCase):
         self.assertEqual(2, len(failures), failures)
         self.assertTrue(all(f.startswith("Mono: patched/mono-full-read") for f in failures), failures)
 
+    def test_http_runs_beside_https_and_the_targets_stay_on_https(self):
+        http_full, http_partial = mono_runtime.FULL_READ_HTTP, mono_runtime.PARTIAL_READ_HTTP
+        self.write([full_read("stock", 430, 108, 150.0), full_read("patched", 210, 175, 120.0),
+                    full_read("stock", 310, 34, 110.0) | {"scenario": http_full},
+                    full_read("patched", 115, 3, 80.0) | {"scenario": http_full},
+                    above("stock", mono_runtime.PARTIAL_READ, 180), above("patched", mono_runtime.PARTIAL_READ, 114),
+                    above("stock", http_partial, 180), above("patched", http_partial, 72)])
+        text, targets, failures = self.targets()
+        self.assertEqual([], failures)
+        self.assertIn(f"| Metric | stock (mono-full-read) | patched (mono-full-read) | patched / stock | stock ({http_full}) "
+                      f"| patched ({http_full}) | patched / stock |", text)
+        self.assertIn("| Full collections (Mono: major collections) | 108 | 175 | 1.62 | 34 | 3 | 0.09 |", text)
+        self.assertIn("| Peak working set above before open | 180.0 MB | 114.0 MB | 0.63 | 180.0 MB | 72.0 MB | 0.40 |", text)
+        self.assertIn(f"Runs per column (medians shown): stock/mono-full-read: 1, patched/mono-full-read: 1, stock/{http_full}: 1", text)
+        self.assertIn("BufferOffsetSize2.Reset", text)
+        # The targets are the https figures', whatever http shows.
+        self.assertEqual("175 vs 108", targets["full read: full collections vs stock"]["measured"])
+        self.assertFalse(targets["full read: full collections vs stock"]["met"])
+        self.assertEqual("0.633x (114.0 MB vs 180.0 MB)", targets["partial read: peak working set above before open vs stock"]["measured"])
+
+    def test_without_http_runs_one_column_per_scenario(self):
+        self.write([full_read("stock", 300, 30, 20.0), full_read("patched", 150, 20, 10.0)])
+        text, _, _ = self.targets()
+        self.assertIn("| Metric | stock (mono-full-read) | patched (mono-full-read) | patched / stock |\n", text)
+        self.assertNotIn(mono_runtime.FULL_READ_HTTP, text)
+
     def test_the_net472_build_notes_are_shown(self):
         self.write([full_read("stock", 300, 30, 20.0)])
         notes = {"overrides": [{"argument": "-p:IsWindows=true", "reason": "upstream builds net472 only on Windows"}],
