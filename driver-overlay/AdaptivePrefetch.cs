@@ -33,15 +33,17 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// </summary>
     /// <remarks>
     /// <para>
-    /// Paying for a body: the first file ahead of the reader is charged whole and read into one array, as 1.5.0 did every
-    /// file (over loopback, where the reader is the bottleneck, it is the only download). Every file behind it holds what it
-    /// has received: its body is read in chunks (<see cref="ChunkedContent"/>), each charged to the reader's account before
-    /// it is rented. Either waits in the budget's order when the database's or the reader's limit is reached, until the
-    /// reader takes the file and waits for it: then the wait ends and the rest is taken at once, over the limit if need be
-    /// (the reader has given back the file it read before, and holds nothing else it could read), as a reader that holds
-    /// nothing always got its next file. So every reader progresses, and beyond the budget a reader holds at most the one
-    /// file it waits for. A completed body holds exactly its file's size (upstream's charge, given back when the reader is
-    /// done with the file).
+    /// Paying for a body: each file is charged whole to the reader's account before its body is read into one pooled
+    /// array, as the fixed pipeline charges it. The charge waits in the budget's order when the database's or the reader's
+    /// limit is reached, until the reader takes the file and waits for it: then the wait ends and the file is taken at
+    /// once, over the limit if need be (the reader has given back the file it read before, and holds nothing else it
+    /// could read). So every reader progresses, and beyond the budget a reader holds at most the one file it waits for:
+    /// the budget's one-file rule (a reader that holds nothing is granted at once) is not asked for, since a file ahead
+    /// of the one the reader waits for may be charged first, and by the rule would go over the limit too. A completed
+    /// body holds exactly its file's size (upstream's charge, given back when the reader is done with the file). Why not
+    /// charge a download by what it has received (chunks, joined when complete): measured, it fitted twice the downloads
+    /// in the budget, but the joined whole-file arrays and the chunks missed each other's pool buckets, and the working
+    /// set grew to 3-5x the budget in garbage (docs/decisions.md, "Adaptive prefetch").
     /// </para>
     /// <para>
     /// Lock discipline as <see cref="MemoryBudget"/>'s: every decision under the lock; waits completed, cancellations ended,
@@ -57,7 +59,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private readonly MemoryBudgetAccount _account;
         private readonly PrefetchRule _rule;
         private readonly Func<long> _clock;
-        private readonly int _chunkLength;
         private readonly KeyValuePair<string, object?>[] _tags;
 
         // Started and not yet done with, in start order, which is the reader's order: downloading, or downloaded and waiting.
@@ -71,13 +72,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <param name="account">The reader's account of the database's budget (its memory manager's).</param>
         /// <param name="maxFiles">The most files ahead of the reader: the host's bound, or <see cref="PrefetchRule.DefaultMaxFiles"/>.</param>
         /// <param name="clock">Timestamps for the throughput measurements; <see cref="Stopwatch.GetTimestamp"/> when null.</param>
-        /// <param name="chunkLength">What a download other than the reader's next file charges at a time (tests make it small).</param>
-        internal AdaptivePrefetch(DatabricksMemoryScope scope, MemoryBudgetAccount account, int maxFiles, Func<long>? clock = null, int chunkLength = ChunkedContent.ChunkLength)
+        internal AdaptivePrefetch(DatabricksMemoryScope scope, MemoryBudgetAccount account, int maxFiles, Func<long>? clock = null)
         {
             _scope = scope ?? throw new ArgumentNullException(nameof(scope));
             _account = account ?? throw new ArgumentNullException(nameof(account));
             _clock = clock ?? Stopwatch.GetTimestamp;
-            _chunkLength = chunkLength > 0 ? chunkLength : throw new ArgumentOutOfRangeException(nameof(chunkLength), chunkLength, "must be positive");
             _rule = new PrefetchRule(maxFiles, _clock());
             _tags = scope.IsReleased
                 ? System.Array.Empty<KeyValuePair<string, object?>>()
@@ -282,37 +281,25 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         }
 
         /// <summary>
-        /// Reads <paramref name="file"/>'s response body into the scope's pool, charging the reader's account as the
-        /// bytes arrive (see the remarks); on success the file holds exactly its size, which its result gives back when
-        /// disposed; on failure nothing of it stays charged (a retry starts over).
+        /// Reads <paramref name="file"/>'s response body into the scope's pool once its size is paid for (see the remarks);
+        /// on success the file holds exactly its size, which its result gives back when disposed; on failure nothing of it
+        /// stays charged (a retry starts over).
         /// </summary>
         /// <exception cref="System.IO.IOException">The body is shorter or longer than its Content-Length.</exception>
         public async Task<PooledBuffer> ReadContentAsync(object file, HttpContent content, CancellationToken cancellationToken)
         {
             Download download;
-            bool first;
             lock (_gate)
             {
                 ThrowIfClosed();
                 download = Find(file) ?? throw new InvalidOperationException("The file's download was not started through StartAsync.");
-                first = _downloads[0] == download;
             }
 
             var charge = new BodyCharge(this, download, cancellationToken);
             try
             {
-                PooledBuffer body;
-                if (first && download.Size <= _account.Limit)
-                {
-                    await charge.ReserveAsync(download.Size).ConfigureAwait(false);
-                    body = await _scope.Lz4.ReadContentAsync(content, cancellationToken).ConfigureAwait(false);
-                }
-                else
-                {
-                    // Also a first file larger than the reader's limit: whole, it could never be granted before the reader waits for it.
-                    body = await ChunkedContent.ReadAsync(content, _scope.BufferPool, _chunkLength, bytes => charge.ReserveAsync(bytes), cancellationToken).ConfigureAwait(false);
-                }
-
+                await charge.ReserveAsync(download.Size).ConfigureAwait(false);
+                PooledBuffer body = await _scope.Lz4.ReadContentAsync(content, cancellationToken).ConfigureAwait(false);
                 try
                 {
                     charge.SettleTo(download.Size);
@@ -541,8 +528,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
 
             /// <summary>
-            /// Pays for the next <paramref name="bytes"/> of the body: in the budget's order, until they fit or the reader
-            /// takes the file and waits for it; at once from then on.
+            /// Pays for the body's <paramref name="bytes"/>: in the budget's order, until they fit or the reader takes the
+            /// file and waits for it; at once from then on.
             /// </summary>
             public async Task ReserveAsync(long bytes)
             {
@@ -560,7 +547,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                         return;
                     }
 
-                    Task grant = _owner._account.AcquireAsync(bytes, budgetWait.Token);
+                    // A file larger than the reader's limit could never be granted: it waits for the reader to take it.
+                    Task grant = bytes > _owner._account.Limit
+                        ? Task.Delay(Timeout.Infinite, budgetWait.Token)
+                        : _owner._account.AcquireAsync(bytes, budgetWait.Token, oneFileRule: false);
                     CancellationTokenRegistration registration = default;
                     if (!grant.IsCompleted)
                     {

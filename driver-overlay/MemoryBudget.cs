@@ -127,7 +127,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             lock (_gate)
             {
                 account.ThrowIfClosed();
-                if (!CanGrantNow(account, bytes))
+                if (!CanGrantNow(account, bytes, oneFileRule: true))
                 {
                     return false;
                 }
@@ -155,7 +155,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             Publish(DatabricksMemoryMetrics.BudgetInUse, bytes);
         }
 
-        internal Task AcquireAsync(MemoryBudgetAccount account, long bytes, CancellationToken cancellationToken)
+        /// <param name="account">The reader's account.</param>
+        /// <param name="bytes">What it takes.</param>
+        /// <param name="cancellationToken">Ends the wait.</param>
+        /// <param name="oneFileRule">
+        /// Whether the one-file rule grants it at once when its reader holds nothing. Adaptive prefetch asks without it: it
+        /// charges files out of the reader's order, and makes progress otherwise (the file the reader waits for is taken
+        /// at once), so by the rule a file ahead would go over the limit besides that one.
+        /// </param>
+        internal Task AcquireAsync(MemoryBudgetAccount account, long bytes, CancellationToken cancellationToken, bool oneFileRule = true)
         {
             Waiter? waiter = null;
             lock (_gate)
@@ -166,13 +174,13 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     return Task.FromCanceled(cancellationToken);
                 }
 
-                if (CanGrantNow(account, bytes))
+                if (CanGrantNow(account, bytes, oneFileRule))
                 {
                     Grant(account, bytes);
                 }
                 else
                 {
-                    waiter = new Waiter(account, bytes, cancellationToken);
+                    waiter = new Waiter(account, bytes, cancellationToken, oneFileRule);
                     waiter.Node = _waiters.AddLast(waiter);
                 }
             }
@@ -261,14 +269,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// A new request is granted at once when it fits its reader's limit and either its reader holds nothing, or it
         /// fits the database's limit and no waiter held back by that limit is ahead of it. Callers hold <see cref="_gate"/>.
         /// </summary>
-        private bool CanGrantNow(MemoryBudgetAccount account, long bytes)
+        private bool CanGrantNow(MemoryBudgetAccount account, long bytes, bool oneFileRule)
         {
             if (!FitsReader(account, bytes))
             {
                 return false;
             }
 
-            if (account.Held == 0)
+            if (account.Held == 0 && oneFileRule)
             {
                 return true;
             }
@@ -315,8 +323,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 MemoryBudgetAccount account = waiter.Account;
                 if (FitsReader(account, waiter.Bytes))
                 {
-                    bool fitsDatabase = _inUse + waiter.Bytes <= Limit || account.Held == 0;
-                    if (fitsDatabase && (!fifoBlocked || account.Held == 0))
+                    bool holdsNothing = account.Held == 0 && waiter.OneFileRule;
+                    bool fitsDatabase = _inUse + waiter.Bytes <= Limit || holdsNothing;
+                    if (fitsDatabase && (!fifoBlocked || holdsNothing))
                     {
                         Remove(waiter);
                         Grant(account, waiter.Bytes);
@@ -434,16 +443,20 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             private static readonly object Ended = new object();
             private object? _registration;
 
-            public Waiter(MemoryBudgetAccount account, long bytes, CancellationToken cancellationToken)
+            public Waiter(MemoryBudgetAccount account, long bytes, CancellationToken cancellationToken, bool oneFileRule)
             {
                 Account = account;
                 Bytes = bytes;
                 CancellationToken = cancellationToken;
+                OneFileRule = oneFileRule;
             }
 
             public MemoryBudgetAccount Account { get; }
 
             public long Bytes { get; }
+
+            /// <summary>Granted over the limit when its reader holds nothing (see <see cref="AcquireAsync"/>).</summary>
+            public bool OneFileRule { get; }
 
             public CancellationToken CancellationToken { get; }
 
@@ -509,14 +522,17 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// in arrival order; at once if the reader holds nothing.
         /// </summary>
         /// <exception cref="ArgumentOutOfRangeException">More than this reader's limit: it could never be granted.</exception>
-        public Task AcquireAsync(long bytes, CancellationToken cancellationToken)
+        public Task AcquireAsync(long bytes, CancellationToken cancellationToken) => AcquireAsync(bytes, cancellationToken, oneFileRule: true);
+
+        /// <summary>As <see cref="AcquireAsync(long, CancellationToken)"/>; without the one-file rule when <paramref name="oneFileRule"/> is false (<see cref="MemoryBudget.AcquireAsync"/>).</summary>
+        public Task AcquireAsync(long bytes, CancellationToken cancellationToken, bool oneFileRule)
         {
             if (Positive(bytes) > Limit)
             {
                 throw new ArgumentOutOfRangeException(nameof(bytes), $"Requested size ({bytes} bytes) exceeds maximum memory ({Limit} bytes).");
             }
 
-            return _budget.AcquireAsync(this, bytes, cancellationToken);
+            return _budget.AcquireAsync(this, bytes, cancellationToken, oneFileRule);
         }
 
         /// <summary>

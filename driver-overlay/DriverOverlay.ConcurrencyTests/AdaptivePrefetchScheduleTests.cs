@@ -24,22 +24,21 @@ namespace DriverOverlay.ConcurrencyTests
 {
     /// <summary>
     /// <see cref="AdaptivePrefetch"/> under every interleaving Coyote finds of what calls it at once: a reader's download
-    /// loop starting files, the downloads' bodies charged as they arrive and their completions, the reader taking files,
-    /// and a disposal mid-result, on one database budget smaller than the files ahead, one reader or two (one of them not
-    /// read). What must hold: every file arrives whole and in order to a reader that reads (no deadlock: each reader's file
-    /// it waits for always gets its bytes); the budget's in use stays within its limit plus one file and one chunk per
-    /// reader; a reader never has more files ahead than its bound; and once every file is given back, or the pipeline and
-    /// its account are disposed, nothing stays charged or counted. No timer and no clock: timestamps come from a counter.
+    /// loop starting files, the downloads' bodies charged and read and their completions, the reader taking files, and a
+    /// disposal mid-result, on one database budget smaller than the files ahead, one reader or two (one of them not read).
+    /// What must hold: every file arrives whole and in order to a reader that reads (no deadlock: each reader's file it
+    /// waits for always gets its bytes); the budget's in use stays within its limit plus one file per reader; a reader
+    /// never has more files ahead than its bound; and once every file is given back, or the pipeline and its account are
+    /// disposed, nothing stays charged or counted. No timer and no clock: timestamps come from a counter.
     /// </summary>
     public class AdaptivePrefetchScheduleTests
     {
-        private const int Chunk = 16 * 1024;
         private const long BudgetLimit = 160 * 1024;
         private static readonly int[] s_sizes = { 20 * 1024, 50 * 1024, 90 * 1024, 170 * 1024 }; // the last over the whole budget
 
         /// <summary>
         /// Schedules for the whole-pipeline tests, fewer than <see cref="SystematicTest.Schedules"/>: each schedule runs a
-        /// reader's five files in 16 KiB chunks (hundreds of scheduling points), 1000 of them took 1-3 minutes per test on
+        /// reader's five files read 8 KiB at a time (hundreds of scheduling points), 1000 of them took 1-3 minutes per test on
         /// the shared 2-core machine, and a hang of a CancellationTokenSource disposed while its parent cancelled (a
         /// rejected variant of the body charge) failed all of them within the first 63 schedules.
         /// </summary>
@@ -123,9 +122,9 @@ namespace DriverOverlay.ConcurrencyTests
                 MemoryBudgetAccount other = budget.OpenAccount(long.MaxValue);
                 MemoryBudgetAccount account = budget.OpenAccount(long.MaxValue);
                 using DatabricksMemoryLease scope = ScopeWithoutTimers();
-                AdaptivePrefetch prefetch = new AdaptivePrefetch(scope.Scope, account, 16, new Counter().Next, Chunk);
+                AdaptivePrefetch prefetch = new AdaptivePrefetch(scope.Scope, account, 16, new Counter().Next);
                 Specification.Assert(other.TryAcquire(BudgetLimit), "setup");
-                byte[] body = Body(2 * Chunk, seed: 1);
+                byte[] body = Body(32 * 1024, seed: 1);
                 await prefetch.StartAsync("first", 1, CancellationToken.None);
                 await prefetch.StartAsync("later", body.Length, CancellationToken.None);
                 using CancellationTokenSource cancel = new CancellationTokenSource();
@@ -157,7 +156,7 @@ namespace DriverOverlay.ConcurrencyTests
                 MemoryBudget budget = new MemoryBudget(BudgetLimit);
                 MemoryBudgetAccount account = budget.OpenAccount(long.MaxValue);
                 using DatabricksMemoryLease scope = ScopeWithoutTimers();
-                AdaptivePrefetch prefetch = new AdaptivePrefetch(scope.Scope, account, 2, new Counter().Next, Chunk);
+                AdaptivePrefetch prefetch = new AdaptivePrefetch(scope.Scope, account, 2, new Counter().Next);
                 await prefetch.StartAsync("a", 1, CancellationToken.None);
                 await prefetch.StartAsync("b", 1, CancellationToken.None);
                 using CancellationTokenSource cancel = new CancellationTokenSource();
@@ -253,7 +252,7 @@ namespace DriverOverlay.ConcurrencyTests
                 _budget = budget;
                 _readers = readers;
                 Account = budget.OpenAccount(long.MaxValue);
-                Prefetch = new AdaptivePrefetch(scope, Account, 16, new Counter().Next, Chunk);
+                Prefetch = new AdaptivePrefetch(scope, Account, 16, new Counter().Next);
                 _bodies = new byte[files][];
                 _files = new string[files];
                 _started = new TaskCompletionSource<bool>[files];
@@ -283,7 +282,7 @@ namespace DriverOverlay.ConcurrencyTests
                     Prefetch.Taken(_files[i], _data[i].Task.IsCompleted);
                     PooledBuffer buffer = await _data[i].Task;
                     Specification.Assert(buffer.Span.SequenceEqual(_bodies[i]), "file {0} arrived with other bytes", i);
-                    InUseWithinBounds(_budget, _readers, s_sizes[s_sizes.Length - 1] + Chunk, 0);
+                    InUseWithinBounds(_budget, _readers, s_sizes[s_sizes.Length - 1], 0);
                     buffer.Dispose();
                     Account.Release(_bodies[i].Length); // the reader is done with it (its result's Dispose)
                 }

@@ -138,7 +138,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         }
 
         [Fact]
-        public void FromProperties_AdaptivePrefetch_IsOffByDefaultAndTurnedOnByItsKey()
+        public void FromProperties_AdaptivePrefetch_IsOnByDefaultAndTurnedOffByItsKey()
         {
             // Act
             DatabricksMemoryOptions byDefault = ParseOptions();
@@ -146,10 +146,10 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             DatabricksMemoryOptions off = ParseOptions((AdaptivePrefetch, "false"));
             ArgumentException invalid = Assert.Throws<ArgumentException>(() => ParseOptions((AdaptivePrefetch, "off")));
 
-            // Assert: off until issue 34's scenarios have measured the rule
+            // Assert
             Assert.Equal(AdaptivePrefetch, DatabricksMemoryOptions.AdaptivePrefetchKey);
-            Assert.False(byDefault.AdaptivePrefetch);
-            Assert.False(DatabricksMemoryOptions.Default.AdaptivePrefetch);
+            Assert.True(byDefault.AdaptivePrefetch);
+            Assert.True(DatabricksMemoryOptions.Default.AdaptivePrefetch);
             Assert.True(on.AdaptivePrefetch);
             Assert.False(off.AdaptivePrefetch);
             Assert.Contains("'true' and 'false'", invalid.Message);

@@ -105,7 +105,7 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public async Task TheFirstFileAheadIsChargedWhole_AndHoldsExactlyItsSizeWhenRead()
+        public async Task AFileIsChargedWholeBeforeItsBodyIsRead_AndHoldsExactlyItsSizeWhenRead()
         {
             using DatabricksMemoryLease lease = CreateScope();
             MemoryBudget budget = lease.Scope.Budget;
@@ -126,26 +126,45 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public async Task ALaterDownloadHoldsWhatItHasReceived_NotItsWholeFile()
+        public async Task ALaterFileIsChargedWholeBeforeItsFirstByteToo()
         {
             using DatabricksMemoryLease lease = CreateScope();
             using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
             using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
             await prefetch.StartAsync("next", 10, CancellationToken.None); // the first file ahead, not read here
             byte[] body = Compressible(8 * MiB + 123, seed: 2);
-            var content = new GatedContent(body, openUpTo: (3 * MiB) / 2);
+            var content = new GatedContent(body, openUpTo: 0);
             await prefetch.StartAsync("later", body.Length, CancellationToken.None);
 
             Task<PooledBuffer> read = prefetch.ReadContentAsync("later", content, CancellationToken.None);
             await content.AtGate.WaitAsync(Liveness);
-            Assert.Equal(2 * ChunkedContent.ChunkLength, account.Held); // 1.5 MiB received, in two 1 MiB chunks
-            Assert.True(lease.Scope.BufferPool.InUseBytes <= 2 * BucketOf(ChunkedContent.ChunkLength));
+            Assert.Equal(body.Length, account.Held); // one pooled array for the whole body: charged whole
 
             content.Open(int.MaxValue);
             using PooledBuffer buffer = await read.WaitAsync(Liveness);
             Assert.True(buffer.Span.SequenceEqual(body));
             Assert.Equal(body.Length, account.Held); // exactly its size, what its result gives back
-            Assert.Equal(BucketOf(body.Length), lease.Scope.BufferPool.InUseBytes); // the chunks went back
+        }
+
+        [Fact]
+        public async Task AFileLargerThanTheReadersLimitWaitsForTheReaderToTakeIt_ThenIsReadOverTheLimit()
+        {
+            using DatabricksMemoryLease lease = CreateScope();
+            using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(2 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            byte[] body = Compressible(3 * MiB, seed: 7);
+            var content = new GatedContent(body, openUpTo: int.MaxValue);
+            await prefetch.StartAsync("large", body.Length, CancellationToken.None);
+
+            Task<PooledBuffer> read = prefetch.ReadContentAsync("large", content, CancellationToken.None);
+            await Task.Delay(50);
+            Assert.False(read.IsCompleted); // no grant could ever fit 3 MiB into 2
+            Assert.Equal(0, content.Delivered);
+
+            prefetch.Taken("large", ready: false);
+            using PooledBuffer buffer = await read.WaitAsync(Liveness);
+            Assert.True(buffer.Span.SequenceEqual(body));
+            Assert.Equal(body.Length, account.Held);
         }
 
         [Fact]
@@ -159,9 +178,9 @@ namespace DriverOverlay.Tests.Pipeline
             Assert.True(other.TryAcquire(3 * MiB)); // another reader of the database holds most of it
             byte[] file = Compressible(2 * MiB, seed: 3);
             await prefetch.StartAsync("first", file.Length, CancellationToken.None);
-            (await prefetch.ReadContentAsync("first", new GatedContent(file, int.MaxValue), CancellationToken.None)).Dispose(); // the one-file rule
+            prefetch.Taken("first", ready: false); // the reader waits for it: taken over the limit
+            (await prefetch.ReadContentAsync("first", new GatedContent(file, int.MaxValue), CancellationToken.None).WaitAsync(Liveness)).Dispose();
             prefetch.Ended("first", completed: true);
-            prefetch.Taken("first", ready: true);
             await prefetch.StartAsync("second", file.Length, CancellationToken.None);
             var content = new GatedContent(file, int.MaxValue);
 
@@ -177,33 +196,63 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public async Task ALaterDownloadWaitsForTheBudgetChunkByChunk_UntilTheReaderTakesIt()
+        public async Task AFileAheadOfTheOneTheReaderWaitsFor_WaitsForTheBudgetAlthoughTheReaderHoldsNothing()
         {
-            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BudgetMbKey, "2"));
+            // The budget's one-file rule would grant it over the limit, and the file the reader waits for after it: two
+            // files beyond the budget. Only the reader's next file goes over.
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BudgetMbKey, "4"));
+            MemoryBudget budget = lease.Scope.Budget;
+            using MemoryBudgetAccount other = budget.OpenAccount(200 * MiB);
+            using MemoryBudgetAccount account = budget.OpenAccount(200 * MiB);
+            using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
+            Assert.True(other.TryAcquire(4 * MiB));
+            byte[] next = Compressible(2 * MiB, seed: 8);
+            byte[] ahead = Compressible(2 * MiB, seed: 9);
+            var aheadContent = new GatedContent(ahead, int.MaxValue);
+            await prefetch.StartAsync("next", next.Length, CancellationToken.None);
+            await prefetch.StartAsync("ahead", ahead.Length, CancellationToken.None);
+
+            Task<PooledBuffer> aheadRead = prefetch.ReadContentAsync("ahead", aheadContent, CancellationToken.None);
+            await Until(() => budget.Waiters == 1);
+            Assert.Equal(0, account.Held);
+            Assert.Equal(0, aheadContent.Delivered);
+
+            prefetch.Taken("next", ready: false);
+            using (PooledBuffer nextBuffer = await prefetch.ReadContentAsync("next", new GatedContent(next, int.MaxValue), CancellationToken.None).WaitAsync(Liveness))
+            {
+                Assert.True(nextBuffer.Span.SequenceEqual(next));
+            }
+
+            Assert.Equal(next.Length, account.Held); // over the database's limit: the file the reader waits for
+            Assert.False(aheadRead.IsCompleted);
+
+            other.Release(4 * MiB);
+            using PooledBuffer aheadBuffer = await aheadRead.WaitAsync(Liveness);
+            Assert.True(aheadBuffer.Span.SequenceEqual(ahead));
+        }
+
+        [Fact]
+        public async Task ALaterDownloadWaitsForTheBudgetBeforeItsFirstByte()
+        {
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BudgetMbKey, "4"));
             using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
             using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
             byte[] first = Compressible(3 * MiB, seed: 3);
             byte[] second = Compressible(3 * MiB, seed: 4);
-            var firstContent = new GatedContent(first, openUpTo: 10);
             var secondContent = new GatedContent(second, openUpTo: int.MaxValue);
             await prefetch.StartAsync("first", first.Length, CancellationToken.None);
             await prefetch.StartAsync("second", second.Length, CancellationToken.None);
 
-            Task<PooledBuffer> firstRead = prefetch.ReadContentAsync("first", firstContent, CancellationToken.None);
-            await firstContent.AtGate.WaitAsync(Liveness); // 3 MiB granted whole: the reader held nothing
-            Task<PooledBuffer> secondRead = prefetch.ReadContentAsync("second", secondContent, CancellationToken.None);
-            await Until(() => lease.Scope.Budget.Waiters == 1);
-            Assert.Equal(0, secondContent.Delivered);
-
-            prefetch.Taken("first", ready: false);
-            firstContent.Open(int.MaxValue);
-            (await firstRead.WaitAsync(Liveness)).Dispose();
+            PooledBuffer firstBuffer = await prefetch.ReadContentAsync("first", new GatedContent(first, int.MaxValue), CancellationToken.None).WaitAsync(Liveness);
             prefetch.Ended("first", completed: true);
-            account.Release(first.Length); // the reader is done with it
-            await Until(() => lease.Scope.Budget.Waiters == 1 && secondContent.Delivered == 2 * MiB);
-            Assert.Equal(2 * MiB, account.Held); // two chunks: the budget
+            Task<PooledBuffer> secondRead = prefetch.ReadContentAsync("second", secondContent, CancellationToken.None);
+            await Until(() => lease.Scope.Budget.Waiters == 1); // 3 + 3 MiB would not fit in 4
+            Assert.Equal(0, secondContent.Delivered);
+            Assert.Equal(first.Length, account.Held);
 
-            prefetch.Taken("second", ready: false);
+            prefetch.Taken("first", ready: true);
+            firstBuffer.Dispose();
+            account.Release(first.Length); // the reader is done with it: the second fits now
             using PooledBuffer secondBuffer = await secondRead.WaitAsync(Liveness);
             Assert.True(secondBuffer.Span.SequenceEqual(second));
             Assert.Equal(second.Length, account.Held);
@@ -217,7 +266,7 @@ namespace DriverOverlay.Tests.Pipeline
             using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
             byte[] file = Compressible(3 * MiB, seed: 5);
             await prefetch.StartAsync("first", file.Length, CancellationToken.None);
-            using (PooledBuffer unused = await prefetch.ReadContentAsync("first", new GatedContent(file, int.MaxValue), CancellationToken.None))
+            using (PooledBuffer unused = await prefetch.ReadContentAsync("first", new GatedContent(file, int.MaxValue), CancellationToken.None).WaitAsync(Liveness))
             {
                 prefetch.Ended("first", completed: true); // downloaded; the application does not read the reader
             }
@@ -227,8 +276,8 @@ namespace DriverOverlay.Tests.Pipeline
             Task<PooledBuffer> second = prefetch.ReadContentAsync("second", secondContent, CancellationToken.None);
 
             await Until(() => lease.Scope.Budget.Waiters == 1);
-            Assert.Equal(4 * MiB, account.Held); // the first file and one 1 MiB chunk: the budget
-            Assert.False(second.IsCompleted);
+            Assert.Equal(file.Length, account.Held); // the first file: 3 + 3 MiB would not fit in 4
+            Assert.Equal(0, secondContent.Delivered);
             prefetch.Dispose();
             account.Dispose(); // the reader's pipeline disposed: the wait ends
             await Assert.ThrowsAnyAsync<ObjectDisposedException>(() => second.WaitAsync(Liveness));
@@ -263,14 +312,16 @@ namespace DriverOverlay.Tests.Pipeline
         {
             // The downloader cancels one attempt (a straggler, a body timeout) and retries with a new token: the retry must
             // wait for the budget as the first attempt did, not fail at once because that attempt's cancellation ended it.
-            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BudgetMbKey, "2"));
+            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.BudgetMbKey, "4"));
             using MemoryBudgetAccount other = lease.Scope.Budget.OpenAccount(200 * MiB);
             using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
             using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
-            Assert.True(other.TryAcquire(2 * MiB));
+            Assert.True(other.TryAcquire(3 * MiB));
+            byte[] first = Compressible(MiB, seed: 6);
             byte[] body = Compressible(2 * MiB, seed: 7);
-            await prefetch.StartAsync("first", MiB, CancellationToken.None);
+            await prefetch.StartAsync("first", first.Length, CancellationToken.None);
             await prefetch.StartAsync("later", body.Length, CancellationToken.None);
+            using PooledBuffer firstBuffer = await prefetch.ReadContentAsync("first", new GatedContent(first, int.MaxValue), CancellationToken.None).WaitAsync(Liveness);
 
             using (var attempt = new CancellationTokenSource())
             {
@@ -284,17 +335,17 @@ namespace DriverOverlay.Tests.Pipeline
             await Until(() => lease.Scope.Budget.Waiters == 1);
             Assert.False(retry.IsCompleted);
 
-            other.Release(2 * MiB);
+            other.Release(3 * MiB);
             using PooledBuffer buffer = await retry.WaitAsync(Liveness);
             Assert.True(buffer.Span.SequenceEqual(body));
-            Assert.Equal(body.Length, account.Held);
+            Assert.Equal(first.Length + body.Length, account.Held);
         }
 
         [Fact]
-        public void ForReader_TheHostsSettingsBoundIt_AndItIsOffUnlessTheDatabaseTurnsItOn()
+        public void ForReader_TheHostsSettingsBoundIt_AndItIsOnUnlessTheDatabaseTurnsItOff()
         {
-            using DatabricksMemoryLease lease = CreateScope((DatabricksMemoryOptions.AdaptivePrefetchKey, "true"));
-            using DatabricksMemoryLease off = CreateScope();
+            using DatabricksMemoryLease lease = CreateScope();
+            using DatabricksMemoryLease off = CreateScope((DatabricksMemoryOptions.AdaptivePrefetchKey, "false"));
             using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
 
             Assert.Null(AdaptivePrefetch.ForReader(off.Scope, account, null, null));
