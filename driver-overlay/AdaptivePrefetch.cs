@@ -300,16 +300,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             {
                 await charge.ReserveAsync(download.Size).ConfigureAwait(false);
                 PooledBuffer body = await _scope.Lz4.ReadContentAsync(content, cancellationToken).ConfigureAwait(false);
-                try
-                {
-                    charge.SettleTo(download.Size);
-                }
-                catch
-                {
-                    body.Dispose(); // the reader's pipeline was disposed meanwhile
-                    throw;
-                }
-
+                charge.HandOver();
                 return body;
             }
             catch
@@ -579,21 +570,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 }
             }
 
-            /// <summary>The body is complete: it holds exactly <paramref name="size"/> from now on, its result's to give back.</summary>
-            public void SettleTo(long size)
-            {
-                long target = Math.Max(0, size);
-                if (_held > target)
-                {
-                    _owner._account.Release(_held - target);
-                }
-                else if (_held < target)
-                {
-                    _owner._account.AcquireNow(target - _held);
-                }
-
-                _held = 0;
-            }
+            /// <summary>The body is complete: its file's size, what it was charged, is its result's to give back from now on.</summary>
+            public void HandOver() => _held = 0;
 
             /// <summary>The read failed: whatever it was charged goes back (to a closed account, nothing happens).</summary>
             public void GiveBack()
