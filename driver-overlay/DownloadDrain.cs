@@ -45,8 +45,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         /// <summary>
         /// Waits until every one of <paramref name="downloads"/> has ended, or <paramref name="bound"/> has passed.
-        /// True when all ended. Never throws: how each download ended is its result's business, and a fault that comes
-        /// after the bound is observed here so it never reaches <c>TaskScheduler.UnobservedTaskException</c>.
+        /// True when all ended. Never throws: how each download ended is its result's business.
         /// </summary>
         public static async Task<bool> WaitAsync(IReadOnlyCollection<Task> downloads, TimeSpan bound)
         {
@@ -56,25 +55,13 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
 
             Task all = Task.WhenAll(downloads);
-            _ = ObserveFaultAsync(all);
+            // A fault that comes after the bound is observed here, so it never reaches TaskScheduler.UnobservedTaskException.
+            _ = all.ContinueWith(t => t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
             using (var timer = new CancellationTokenSource())
             {
                 Task first = await Task.WhenAny(all, Task.Delay(bound, timer.Token)).ConfigureAwait(false);
                 timer.Cancel();
                 return first == all;
-            }
-        }
-
-        /// <summary>Awaits <paramref name="task"/> and swallows its fault, so a fault after the bound is observed.</summary>
-        private static async Task ObserveFaultAsync(Task task)
-        {
-            try
-            {
-                await task.ConfigureAwait(false);
-            }
-            catch
-            {
-                // how each download ended is its result's business (see WaitAsync)
             }
         }
     }

@@ -64,7 +64,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        /// <summary>Results started and not yet handed to the reader's queue (or disposed by a drain).</summary>
+        /// <summary>Results not yet handed to the reader's queue (or disposed by a drain).</summary>
         public int NotHandedOver
         {
             get
@@ -82,16 +82,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// </summary>
         public Task Started(IDisposable result, Task download)
         {
-            if (result == null)
-            {
-                throw new ArgumentNullException(nameof(result));
-            }
-
-            if (download == null)
-            {
-                throw new ArgumentNullException(nameof(download));
-            }
-
+            _ = result ?? throw new ArgumentNullException(nameof(result));
+            _ = download ?? throw new ArgumentNullException(nameof(download));
             lock (_gate)
             {
                 if (_notHandedOver.Contains(result) || _running.ContainsKey(result))

@@ -80,39 +80,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             return bounds;
         }
 
-        /// <summary>The exact decoded length (every block measured), or -1 when the input is malformed.</summary>
-        public static long DecodedLengthBound(ReadOnlySpan<byte> source)
-        {
-            try
-            {
-                return Bounds(source, Lz4Measure.All).Upper;
-            }
-            catch (Lz4FormatException)
-            {
-                return -1;
-            }
-        }
-
-        /// <summary>
-        /// <see cref="Bounds"/> without measuring any block: <paramref name="upper"/> is never below and
-        /// <paramref name="lower"/> never above the decoded length of input that decodes. False when malformed.
-        /// </summary>
-        public static bool HeaderBounds(ReadOnlySpan<byte> source, out long upper, out long lower)
-        {
-            try
-            {
-                Lz4SizeBounds bounds = Bounds(source, Lz4Measure.None);
-                upper = bounds.Upper;
-                lower = bounds.Lower;
-                return true;
-            }
-            catch (Lz4FormatException)
-            {
-                upper = lower = -1;
-                return false;
-            }
-        }
-
         /// <summary>
         /// Walks every frame: decodes into <paramref name="destination"/> when there is one, otherwise only bounds the
         /// output. One walk for both, so sizing and decoding agree on what is malformed and say it the same way.
@@ -298,7 +265,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     long measured = Lz4BlockLength.Measure(source.Slice(position, size));
                     if (measured < 0)
                     {
-                        throw new Lz4FormatException("the block's sequences are malformed (a length or literal run is cut off by the end of the block)", blockStart + 4);
+                        throw MalformedSequences(blockStart);
                     }
 
                     if (measured > header.BlockMaxSize)
@@ -328,9 +295,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             {
                 if (measure == Lz4Measure.All && frameUpper != header.ContentSize.Value)
                 {
-                    throw new Lz4FormatException(
-                        $"the frame declares {header.DeclaredContentSize} bytes of content but decodes to {frameUpper}",
-                        frameStart);
+                    throw ContentSizeMismatch(header, frameUpper, frameStart);
                 }
 
                 frameUpper = Math.Min(frameUpper, header.ContentSize.Value);
@@ -354,18 +319,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             int frameStart = position - header.Length;
             int frameOutputStart = written;
-            long contentLimit = long.MaxValue;
-            if (header.ContentSize.HasValue)
+            long contentLimit = header.ContentSize ?? long.MaxValue;
+            if (header.ContentSize > MaxOutputLength - (long)written)
             {
-                long declared = header.ContentSize.Value;
-                if (declared > MaxOutputLength - (long)written)
-                {
-                    throw new Lz4FormatException(
-                        $"the frame declares {header.DeclaredContentSize} bytes of content, beyond the 2 GiB limit of one buffer",
-                        frameStart);
-                }
-
-                contentLimit = declared;
+                throw new Lz4FormatException(
+                    $"the frame declares {header.DeclaredContentSize} bytes of content, beyond the 2 GiB limit of one buffer",
+                    frameStart);
             }
 
             while (NextBlock(source, ref position, header, out int blockStart, out bool stored, out int size))
@@ -419,9 +378,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             if (header.ContentSize.HasValue && written - frameOutputStart != header.ContentSize.Value)
             {
-                throw new Lz4FormatException(
-                    $"the frame declares {header.DeclaredContentSize} bytes of content but decodes to {written - frameOutputStart}",
-                    frameStart);
+                throw ContentSizeMismatch(header, written - frameOutputStart, frameStart);
             }
 
             return written;
@@ -477,7 +434,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             long measured = Lz4BlockLength.Measure(block);
             if (measured < 0)
             {
-                return new Lz4FormatException("the block's sequences are malformed (a length or literal run is cut off by the end of the block)", blockStart + 4);
+                return MalformedSequences(blockStart);
             }
 
             if (measured > maxOutput)
@@ -487,7 +444,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             if (measured > room)
             {
-                return new ArgumentException($"The destination holds {destinationLength} bytes; the input needs more. Size it from Lz4FrameDecoder.Bounds.", "destination");
+                return DestinationTooSmall(destinationLength);
             }
 
             return new Lz4FormatException("a match has offset 0 or reaches back before the start of the data it may reference", blockStart + 4);
@@ -497,9 +454,18 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             if (destination.Length - written < size)
             {
-                throw new ArgumentException($"The destination holds {destination.Length} bytes; the input needs more. Size it from Lz4FrameDecoder.Bounds.", nameof(destination));
+                throw DestinationTooSmall(destination.Length);
             }
         }
+
+        private static ArgumentException DestinationTooSmall(int destinationLength) =>
+            new ArgumentException($"The destination holds {destinationLength} bytes; the input needs more. Size it from Lz4FrameDecoder.Bounds.", "destination");
+
+        private static Lz4FormatException MalformedSequences(int blockStart) =>
+            new Lz4FormatException("the block's sequences are malformed (a length or literal run is cut off by the end of the block)", blockStart + 4);
+
+        private static Lz4FormatException ContentSizeMismatch(Lz4FrameHeader header, long decoded, int frameStart) =>
+            new Lz4FormatException($"the frame declares {header.DeclaredContentSize} bytes of content but decodes to {decoded}", frameStart);
     }
 
     /// <summary>Which compressed blocks <see cref="Lz4FrameDecoder.Bounds(ReadOnlySpan{byte}, Lz4Measure)"/> measures.</summary>

@@ -45,10 +45,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>The smallest pooled array.</summary>
         public const int MinimumArrayLength = 64 * 1024;
 
-        /// <summary>LZ4 work buffers: four steps per doubling from 64 KiB, smaller requests pooled at 64 KiB, a free array up to four buckets (2x) larger taken before allocating.</summary>
         public static readonly PoolBuckets Lz4Buffers = new PoolBuckets(stepsPerDoubling: 4, largerBucketsToTry: 4, poolsSmallRequests: true);
 
-        /// <summary>Record batch bodies: four steps per doubling, each request from its own bucket only, bodies below 64 KiB exact and unpooled.</summary>
         public static readonly PoolBuckets RecordBatches = new PoolBuckets(stepsPerDoubling: 4, largerBucketsToTry: 0, poolsSmallRequests: false);
 
         private PoolBuckets(int stepsPerDoubling, int largerBucketsToTry, bool poolsSmallRequests)
