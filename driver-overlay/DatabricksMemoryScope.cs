@@ -29,15 +29,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// </summary>
     /// <remarks>
     /// <para>
-    /// Lifetime is reference counted through <see cref="DatabricksMemoryLease"/>s: the database holds the lease
-    /// <see cref="Create"/> returns, and each connection it opens holds one from <see cref="AcquireLease"/>. When the
-    /// last lease is disposed the scope is released: the pool drops every free array, so the GC can
-    /// reclaim them even while the application still holds the disposed database object (hosts do).
-    /// </para>
-    /// <para>
-    /// Disposal in any order is safe. A rent after release allocates unpooled memory, a return after release is
-    /// dropped, and a lease acquired after release is detached (it keeps nothing alive). Nothing throws mid-read
-    /// because a database was disposed before its readers finished.
+    /// Reference counted through <see cref="DatabricksMemoryLease"/>s (the database's from <see cref="Create"/>, each
+    /// connection's from <see cref="AcquireLease"/>): disposing the last releases the scope, and the pool drops every free
+    /// array even while the application still holds the disposed database object (hosts do). Disposal in any order is
+    /// safe: after release a rent is unpooled, a return dropped and a new lease detached, so nothing throws mid-read.
     /// </para>
     /// <para>
     /// Scopes are never process-wide: pooled arrays are not cleared, so a pool must not outlive or cross the

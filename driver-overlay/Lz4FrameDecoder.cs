@@ -32,14 +32,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// allocation per file for Databricks' 4 MB blocks), hashes every block even without a content checksum, and
     /// read through a stream it can report end-of-stream at a frame boundary, which loses the rest of a file made
     /// of several frames (Databricks' last file of a result often is). This decoder reads every concatenated and
-    /// skippable frame until the input ends and verifies the checksums a frame declares; the blocks themselves are
-    /// decoded by K4os' block codec (the library and version the driver already ships), linked blocks with the
-    /// preceding output, in the same array, as their prefix.
+    /// skippable frame until the input ends and verifies the checksums a frame declares; the blocks are decoded by
+    /// K4os' block codec (which the driver already ships), linked blocks with the preceding output as their prefix.
     /// </para>
     /// <para>
-    /// Sizing (<see cref="Bounds"/>) walks the headers first: the destination is sized before decoding, so it
-    /// never grows. Structural errors (truncation, bad headers, oversized blocks) are found there, before anything
-    /// is allocated.
+    /// <see cref="Bounds"/> sizes the destination from the headers before decoding, so it never grows, and finds
+    /// structural errors (truncation, bad headers, oversized blocks) before anything is allocated.
     /// </para>
     /// </remarks>
     internal static class Lz4FrameDecoder
@@ -60,9 +58,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         internal const int WindowSize = 64 * 1024;
 
         /// <summary>
-        /// Decodes all frames in <paramref name="source"/> into <paramref name="destination"/> from its offset 0.
-        /// Returns the number of decoded bytes and the number of LZ4 frames seen. The destination must hold
-        /// <see cref="Bounds"/>' upper bound.
+        /// Decodes all frames of <paramref name="source"/> into <paramref name="destination"/> (which must hold
+        /// <see cref="Bounds"/>' upper bound) from offset 0; returns the decoded length and the frames seen.
         /// </summary>
         /// <exception cref="Lz4FormatException">The input is malformed or truncated; nothing useful was produced.</exception>
         public static int Decode(ReadOnlySpan<byte> source, byte[] destination, out int frameCount) =>

@@ -41,12 +41,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// its own reader's limit does not hold back the others; and a reader that holds nothing is always granted its next
     /// file, over the limit if need be, so a reader the application does not read never starves another. Waits are
     /// tasks completed by a release, never a poll. Decode working memory is charged without waiting
-    /// (<see cref="Charge"/>): a reader must always be able to decode what it holds, which is what frees it.
-    /// </para>
-    /// <para>
-    /// Closing an account (its reader's pipeline disposed) gives back everything it still holds and ends its wait, so a
-    /// cancelled, faulted or abandoned download never keeps budget. Published on the scope's meter: limit, in use,
-    /// waiters, waits and wait time.
+    /// (<see cref="Charge"/>): a reader must always be able to decode what it holds, which is what frees it. Closing an
+    /// account gives back everything it holds and ends its wait, so an abandoned download never keeps budget.
     /// </para>
     /// </remarks>
     internal sealed class MemoryBudget
@@ -92,10 +88,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>An account for one reader, which may hold at most <paramref name="readerLimit"/> bytes of files.</summary>
         public MemoryBudgetAccount OpenAccount(long readerLimit) => new MemoryBudgetAccount(this, readerLimit);
 
-        /// <summary>
-        /// Charges working memory (a decode's scratch block) that a reader needs to make progress: never waits, and may
-        /// go over the limit; files wait until it is given back (<see cref="Uncharge"/>).
-        /// </summary>
+        /// <summary>Charges a decode's scratch block (needed to make progress): never waits, may go over the limit; files wait until <see cref="Uncharge"/>.</summary>
         public void Charge(long bytes)
         {
             lock (_gate)

@@ -35,19 +35,16 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// ~50 MB read: 21 of the patched driver's 23 Gen2s on a 1 GB result. Managed pooled arrays add no pressure.
     /// </para>
     /// <para>
-    /// A batch's lifetime rules, the same as with Apache.Arrow's own allocator, because the body is handed out as a
-    /// <see cref="MemoryManager{T}"/> (<see cref="BatchMemory"/>) and never as the array itself:
-    /// every buffer, column, <c>Slice</c> or <c>SliceShared</c> of the batch reads the body through that manager, so
-    /// once the batch is disposed any access throws <see cref="ObjectDisposedException"/>; it never shows the bytes of
-    /// the batch that reuses the array. A pin (<c>Memory.Pin()</c>, which the C Data Interface exporter takes for each
-    /// exported buffer) keeps the array out of the pool: disposing a pinned batch gives the array back only when the
-    /// last pin is released (the C consumer's release callback), so an exported batch disposed by a <c>using</c> stays
-    /// valid for its consumer. A batch disposed twice, or on another thread, gives its array back once. A batch that
-    /// outlives its database stays valid (after release the pool drops returns instead of reusing them). A batch never
-    /// disposed is collected with its array; the pool keeps no reference to it (and counts it as collected). There is no
-    /// finalizer that recycles an undisposed batch's array: something that can still read it may outlive the batch.
-    /// In poison mode (<see cref="DatabricksMemoryOptions.PoisonReturnedArraysKey"/>) an array is overwritten with
-    /// <see cref="PoisonByte"/> as it goes back, so a reader that could still see it would show the pattern.
+    /// A batch's lifetime rules are Apache.Arrow's own: the body is handed out as a <see cref="MemoryManager{T}"/>
+    /// (<see cref="BatchMemory"/>), never as the array, so once the batch is disposed any buffer, column or slice of it
+    /// throws <see cref="ObjectDisposedException"/> instead of showing the bytes of the batch that reuses the array. A pin
+    /// (<c>Memory.Pin()</c>, taken by the C Data Interface exporter for each exported buffer) keeps the array out of the
+    /// pool until its release (the C consumer's release callback), so an exported batch disposed by a <c>using</c> stays
+    /// valid for its consumer. A batch disposed twice, or on another thread, gives its array back once; one that outlives
+    /// its database stays valid (the released pool drops returns). A batch never disposed is collected with its array
+    /// (counted as collected): no finalizer recycles it, as something that can still read it may outlive the batch. In
+    /// poison mode (<see cref="DatabricksMemoryOptions.PoisonReturnedArraysKey"/>) a returned array is overwritten with
+    /// <see cref="PoisonByte"/>, so a reader that could still see it would show the pattern.
     /// </para>
     /// <para>
     /// Every allocation is zeroed, as Apache.Arrow's own allocator does: the stream reader overwrites the whole body,
