@@ -43,15 +43,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// </para>
     /// <para>
     /// How: every queue gets a signal, completed and replaced whenever these methods add, take or complete it, so a
-    /// waiter wakes as soon as the queue changes and not before. Changes made with <see cref="BlockingCollection{T}"/>'s
-    /// own methods do not signal (upstream's tests fill the queues with the blocking <c>Add</c>; code outside the
-    /// series may call <c>CompleteAdding</c>): one sweep for the whole process looks every <see cref="SweepInterval"/>,
-    /// and only while some wait is pending, at the queues that have waiters, and wakes those whose waiters can make
-    /// progress. No waiter wakes on a timer of its own (an earlier version polled every 20 ms per waiter: 200 idle
-    /// waiters cost ~0.5 s of CPU in 3 s). Semantics follow the blocking methods they replace, exceptions included, with
-    /// one deliberate difference: a queue disposed while a call waits on it (the download manager completes, drains and
-    /// disposes its queues on shutdown) ends the wait as shutdown, end of results or <see cref="OperationCanceledException"/>,
-    /// never <see cref="ObjectDisposedException"/>, which the blocking wait never threw at that point.
+    /// waiter wakes as soon as the queue changes and not before. Changes made with the collection's own methods do not
+    /// signal (upstream's tests fill the queues with the blocking <c>Add</c>; code outside the series may call
+    /// <c>CompleteAdding</c>): one process-wide sweep looks every <see cref="SweepInterval"/>, only while some wait is
+    /// pending, at the waited queues and wakes those whose waiters can make progress. No waiter polls on a timer of its
+    /// own (an earlier version polled every 20 ms per waiter: 200 idle waiters cost ~0.5 s of CPU in 3 s). Semantics
+    /// and exceptions follow the blocking methods, with one deliberate difference: a queue disposed while a call waits on
+    /// it (the download manager's shutdown) ends the wait as shutdown, end of results or <see cref="OperationCanceledException"/>,
+    /// not as <see cref="ObjectDisposedException"/>, which the blocking wait never threw at that point.
     /// </para>
     /// </remarks>
     internal static class BlockingQueueAsyncWaits
@@ -98,10 +97,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        /// <summary>
-        /// One step of <see cref="BlockingCollection{T}.GetConsumingEnumerable(CancellationToken)"/>: the next item, or
-        /// null once the queue is marked complete and empty (or disposed while waiting).
-        /// </summary>
+        /// <summary>One step of <c>GetConsumingEnumerable</c>: the next item, or null once complete and empty (or disposed while waiting).</summary>
         public static async Task<T?> TakeOrNullWhenCompletedAsync<T>(this BlockingCollection<T> queue, CancellationToken cancellationToken)
             where T : class
         {
@@ -141,10 +137,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        /// <summary>
-        /// <see cref="BlockingCollection{T}.CompleteAdding"/>, then wakes every waiter of the queue at once (the
-        /// blocking methods' waiters are woken by the collection itself).
-        /// </summary>
+        /// <summary><see cref="BlockingCollection{T}.CompleteAdding"/>, then wakes every waiter of these methods on the queue at once.</summary>
         public static void CompleteAddingAndWake<T>(this BlockingCollection<T> queue)
         {
             queue.CompleteAdding();

@@ -33,19 +33,13 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             Scope = scope;
         }
 
-        private DatabricksMemoryLease(DatabricksMemoryScope scope, bool detached)
-            : this(scope)
-        {
-            _disposed = detached ? 1 : 0;
-        }
-
         public DatabricksMemoryScope Scope { get; }
 
         /// <summary>True for a lease handed out by an already released scope: it holds no reference.</summary>
         public bool IsDetached { get; private set; }
 
         internal static DatabricksMemoryLease Detached(DatabricksMemoryScope scope) =>
-            new DatabricksMemoryLease(scope, detached: true) { IsDetached = true };
+            new DatabricksMemoryLease(scope) { _disposed = 1, IsDetached = true };
 
         public void Dispose()
         {

@@ -36,11 +36,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     {
         private static readonly Meter s_meter = new Meter(DatabricksMemoryMetricNames.MeterName, "1.0.0");
 
-        /// <summary>Bytes handed out by a pool, whether reused or newly allocated.</summary>
         public static readonly Counter<long> Rented = s_meter.CreateCounter<long>(
             DatabricksMemoryMetricNames.Rented, "By", "Bytes handed out by the scope's pool.");
 
-        /// <summary>Bytes given back to a pool by their user.</summary>
         public static readonly Counter<long> Returned = s_meter.CreateCounter<long>(
             DatabricksMemoryMetricNames.Returned, "By", "Bytes given back to the scope's pool.");
 
@@ -52,7 +50,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public static readonly UpDownCounter<long> Retained = s_meter.CreateUpDownCounter<long>(
             DatabricksMemoryMetricNames.Retained, "By", "Free bytes kept by the scope's pool for reuse.");
 
-        /// <summary>Bytes a pool had to allocate because it had nothing free to hand out.</summary>
         public static readonly Counter<long> Allocated = s_meter.CreateCounter<long>(
             DatabricksMemoryMetricNames.Allocated, "By", "Bytes newly allocated by the scope's pool.");
 
@@ -85,24 +82,17 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public static readonly Counter<long> Collected = s_meter.CreateCounter<long>(
             DatabricksMemoryMetricNames.Collected, "By", "Rented bytes collected by the GC without being returned.");
 
-        /// <summary>Decompressed bytes produced by the LZ4 frame decoder.</summary>
         public static readonly Counter<long> Lz4DecodedBytes = s_meter.CreateCounter<long>(
             DatabricksMemoryMetricNames.Lz4Decoded, "By", "Bytes produced by the LZ4 frame decoder.");
 
-        /// <summary>LZ4 frames decoded.</summary>
         public static readonly Counter<long> Lz4Frames = s_meter.CreateCounter<long>(
             DatabricksMemoryMetricNames.Lz4Frames, "{frame}", "LZ4 frames decoded.");
 
-        /// <summary>
-        /// Of the decoded bytes, those the CloudFetch stream decoded straight into the reader's buffer (a record batch
-        /// body) instead of through its scratch block.
-        /// </summary>
+        /// <summary>Of the decoded bytes, those decoded into the reader's buffer (a record batch body), not through scratch.</summary>
         public static readonly Counter<long> Lz4DecodedInPlaceBytes = s_meter.CreateCounter<long>(
             DatabricksMemoryMetricNames.Lz4DecodedInPlace, "By", "LZ4 bytes decoded straight into the reader's buffer.");
 
-        /// <summary>
-        /// Decodes that failed: <c>reason=error</c> (malformed or truncated input).
-        /// </summary>
+        /// <summary>Decodes that failed: <c>reason=error</c> (malformed or truncated input).</summary>
         public static readonly Counter<long> Lz4Fallbacks = s_meter.CreateCounter<long>(
             DatabricksMemoryMetricNames.Lz4Fallbacks, "{event}", "LZ4 decodes that left the fast path.");
 
@@ -114,37 +104,26 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public static readonly UpDownCounter<long> BudgetInUse = s_meter.CreateUpDownCounter<long>(
             DatabricksMemoryMetricNames.BudgetInUse, "By", "Bytes of the database's result budget in use.");
 
-        /// <summary>Readers waiting for the budget now.</summary>
         public static readonly UpDownCounter<long> BudgetWaiters = s_meter.CreateUpDownCounter<long>(
             DatabricksMemoryMetricNames.BudgetWaiters, "{reader}", "Readers waiting for the database's result budget.");
 
-        /// <summary>Grants that had to wait.</summary>
         public static readonly Counter<long> BudgetWaits = s_meter.CreateCounter<long>(
             DatabricksMemoryMetricNames.BudgetWaits, "{wait}", "Budget grants that had to wait.");
 
-        /// <summary>Time readers spent waiting for the budget (granted waits).</summary>
         public static readonly Counter<double> BudgetWaitTime = s_meter.CreateCounter<double>(
             DatabricksMemoryMetricNames.BudgetWaitTime, "s", "Time readers waited for the database's result budget.");
 
-        /// <summary>
-        /// CloudFetch downloads in progress under adaptive prefetch (<c>AdaptivePrefetch</c>), summed over the scope's
-        /// readers.
-        /// </summary>
+        /// <summary>Under adaptive prefetch (<c>AdaptivePrefetch</c>), summed over the scope's readers.</summary>
         public static readonly UpDownCounter<long> PrefetchInFlight = s_meter.CreateUpDownCounter<long>(
             DatabricksMemoryMetricNames.PrefetchInFlight, "{file}", "CloudFetch downloads in progress.");
 
-        /// <summary>CloudFetch files downloaded and waiting for their reader, summed over the scope's readers.</summary>
         public static readonly UpDownCounter<long> PrefetchWaiting = s_meter.CreateUpDownCounter<long>(
             DatabricksMemoryMetricNames.PrefetchWaiting, "{file}", "CloudFetch files downloaded and waiting for their reader.");
 
-        /// <summary>
-        /// The adaptive prefetch's current window, summed over the scope's readers: files each reader may have ahead of it
-        /// (downloading or waiting), and so downloading at once (<c>PrefetchRule.Limit</c>).
-        /// </summary>
+        /// <summary>The adaptive prefetch's window (<c>PrefetchRule.Limit</c>, downloading or waiting), summed over the scope's readers.</summary>
         public static readonly UpDownCounter<long> PrefetchWindow = s_meter.CreateUpDownCounter<long>(
             DatabricksMemoryMetricNames.PrefetchWindow, "{file}", "Files the CloudFetch readers may have ahead of them.");
 
-        /// <summary>Scopes alive (created and not yet released).</summary>
         public static readonly UpDownCounter<long> LiveScopes = s_meter.CreateUpDownCounter<long>(
             DatabricksMemoryMetricNames.LiveScopes, "{scope}", "Memory scopes created and not yet released.");
     }

@@ -151,7 +151,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             return budget;
         }
 
-        /// <summary>The defaults.</summary>
         public static DatabricksMemoryOptions Default { get; } = new DatabricksMemoryOptions();
 
         /// <summary>What every key above starts with; any other key under it is refused as unknown (a misspelt limit must not pass silently).</summary>
@@ -253,35 +252,27 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             throw new ArgumentException($"Parameter '{key}' value '{value}' could not be parsed. Valid values are 'true' and 'false'.");
         }
 
-        private static long ParseSeconds(string key, string value, long maximum)
-        {
-            if (long.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out long result) && result >= 0 && result <= maximum)
-            {
-                return result;
-            }
+        private static long ParseSeconds(string key, string value, long maximum) =>
+            ParseWhole(key, value, 0, maximum, $"seconds from 0 (never) to {maximum}");
 
-            throw new ArgumentException($"Parameter '{key}' value '{value}' is invalid. It must be a whole number of seconds from 0 (never) to {maximum}.");
-        }
+        private static long ParseMebibytes(string key, string value, long minimum, long maximum) =>
+            ParseWhole(key, value, minimum, maximum, $"MiB from {minimum} to {maximum}");
 
-        private static long ParseMebibytes(string key, string value, long minimum, long maximum)
+        private static long ParseWhole(string key, string value, long minimum, long maximum, string range)
         {
             if (long.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out long result) && result >= minimum && result <= maximum)
             {
                 return result;
             }
 
-            throw new ArgumentException($"Parameter '{key}' value '{value}' is invalid. It must be a whole number of MiB from {minimum} to {maximum}.");
+            throw new ArgumentException($"Parameter '{key}' value '{value}' is invalid. It must be a whole number of {range}.");
         }
 
         /// <summary>One memory key: how to read it into options, and the value it sets (to compare two sets of options).</summary>
         private sealed class Option
         {
-            public Option(string key, Action<DatabricksMemoryOptions, string, string> apply, Func<DatabricksMemoryOptions, object> value)
-            {
-                Key = key;
-                Apply = apply;
-                Value = value;
-            }
+            public Option(string key, Action<DatabricksMemoryOptions, string, string> apply, Func<DatabricksMemoryOptions, object> value) =>
+                (Key, Apply, Value) = (key, apply, value);
 
             public string Key { get; }
 

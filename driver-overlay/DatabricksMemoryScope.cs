@@ -29,15 +29,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// </summary>
     /// <remarks>
     /// <para>
-    /// Lifetime is reference counted through <see cref="DatabricksMemoryLease"/>s: the database holds the lease
-    /// <see cref="Create"/> returns, and each connection it opens holds one from <see cref="AcquireLease"/>. When the
-    /// last lease is disposed the scope is released: the pool drops every free array, so the GC can
-    /// reclaim them even while the application still holds the disposed database object (hosts do).
-    /// </para>
-    /// <para>
-    /// Disposal in any order is safe. A rent after release allocates unpooled memory, a return after release is
-    /// dropped, and a lease acquired after release is detached (it keeps nothing alive). Nothing throws mid-read
-    /// because a database was disposed before its readers finished.
+    /// Reference counted through <see cref="DatabricksMemoryLease"/>s (the database's from <see cref="Create"/>, each
+    /// connection's from <see cref="AcquireLease"/>): disposing the last releases the scope, and the pool drops every free
+    /// array even while the application still holds the disposed database object (hosts do). Disposal in any order is
+    /// safe: after release a rent is unpooled, a return dropped and a new lease detached, so nothing throws mid-read.
     /// </para>
     /// <para>
     /// Scopes are never process-wide: pooled arrays are not cleared, so a pool must not outlive or cross the
@@ -48,29 +43,33 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     {
         private static int s_lastId;
 
-        private readonly object _idTag;
         private int _references;
 
         private DatabricksMemoryScope(DatabricksMemoryOptions options, bool live = true)
         {
             Id = Interlocked.Increment(ref s_lastId);
-            _idTag = Id;
+            IdTag = Id;
             Options = options;
             BufferPool = new Lz4BufferPool(
                 options.BufferPoolMaxArrayLength,
                 options.PoolingEnabled ? options.BufferPoolMaxRetainedBytes : 0,
-                new PoolMeter(_idTag, DatabricksMemoryMetricNames.Lz4BuffersPool),
+                new PoolMeter(IdTag, DatabricksMemoryMetricNames.Lz4BuffersPool),
                 options.BufferPoolIdleTrimPeriod);
-            Budget = new MemoryBudget(options.BudgetBytes, live ? _idTag : null);
+            Budget = new MemoryBudget(options.BudgetBytes, live ? IdTag : null);
             Lz4 = new ScopedLz4Decompressor(this);
-            ArrowBatchPool = NewArrowBatchPool(options, _idTag);
+            ArrowBatchPool = new Lz4BufferPool(
+                options.BufferPoolMaxArrayLength,
+                options.PoolingEnabled && options.ArrowBatchesPooled ? options.ArrowBatchPoolMaxRetainedBytes : 0,
+                new PoolMeter(IdTag, DatabricksMemoryMetricNames.ArrowBatchesPool),
+                options.BufferPoolIdleTrimPeriod, // an idle database gives its free batch arrays back too
+                PoolBuckets.RecordBatches); // batches the application keeps hold at most 1.25x their bytes
             BatchAllocator = options.ArrowBatchesPooled
                 ? new ScopedArrowAllocator(ArrowBatchPool, options.PoisonReturnedArrays)
                 : MemoryAllocator.Default.Value;
             _references = live ? 1 : 0;
             if (live)
             {
-                DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ScopeTag, _idTag));
+                DatabricksMemoryMetrics.LiveScopes.Add(1, new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ScopeTag, IdTag));
             }
             else
             {
@@ -80,10 +79,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         }
 
         /// <summary>
-        /// For a component built without a connection's scope (upstream's tests build them so): a scope released from the
-        /// start, so every buffer is an ordinary GC allocation as in upstream's driver, and never published as a live
-        /// scope or a budget. A scope created and released for this instead read, on the meter, as a second live scope
-        /// and a second budget beside the database's for as long as a listener summed them.
+        /// For a component built without a connection's scope (upstream's tests build them so): released from the start,
+        /// so every buffer is an ordinary GC allocation, and never published (a scope created and then released read, on
+        /// the meter, as a second live scope and budget beside the database's).
         /// </summary>
         public static DatabricksMemoryScope Unpooled { get; } = CreateUnpooled();
 
@@ -97,13 +95,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public Lz4BufferPool BufferPool { get; }
 
-        /// <summary>
-        /// The database's budget of bytes in use for results, shared by every reader of every connection (each reader's
-        /// CloudFetch files, through an account, and the decode working memory).
-        /// </summary>
         public MemoryBudget Budget { get; }
 
-        /// <summary>The LZ4 decompression entry points the driver calls.</summary>
         public ScopedLz4Decompressor Lz4 { get; }
 
         /// <summary>
@@ -120,12 +113,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public MemoryAllocator BatchAllocator { get; }
 
         /// <summary>True once the last lease is gone and the pool has dropped its memory.</summary>
-        public bool IsReleased => Volatile.Read(ref _references) == 0;
+        public bool IsReleased => LeaseCount == 0;
 
         /// <summary>Current number of leases (the owner's included); 0 once released.</summary>
         public int LeaseCount => Volatile.Read(ref _references);
 
-        internal object IdTag => _idTag;
+        internal object IdTag { get; }
 
         /// <summary>
         /// Creates a scope configured from connection properties and returns its owner's lease (the database's,
@@ -135,10 +128,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             new DatabricksMemoryLease(new DatabricksMemoryScope(DatabricksMemoryOptions.FromProperties(properties)));
 
         /// <summary>
-        /// A lease for a connection the database opens with <c>Connect(connectOptions)</c>: the memory keys among those
-        /// options are checked first (<see cref="DatabricksMemoryOptions.CheckConnectOptions"/>), because the connection
-        /// shares this scope and they cannot apply to it alone; an <see cref="ArgumentException"/> names a key that differs
-        /// from the database's or is malformed.
+        /// A lease for a connection the database opens with <c>Connect(connectOptions)</c>, whose memory keys are checked
+        /// first (<see cref="DatabricksMemoryOptions.CheckConnectOptions"/>).
         /// </summary>
         public DatabricksMemoryLease AcquireLease(IReadOnlyDictionary<string, string>? connectOptions)
         {
@@ -167,13 +158,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        private static Lz4BufferPool NewArrowBatchPool(DatabricksMemoryOptions options, object idTag) => new Lz4BufferPool(
-            options.BufferPoolMaxArrayLength,
-            options.PoolingEnabled && options.ArrowBatchesPooled ? options.ArrowBatchPoolMaxRetainedBytes : 0,
-            new PoolMeter(idTag, DatabricksMemoryMetricNames.ArrowBatchesPool),
-            options.BufferPoolIdleTrimPeriod, // an idle database gives its free batch arrays back too
-            PoolBuckets.RecordBatches); // batches the application keeps hold at most 1.25x their bytes
-
         /// <summary>Called once per non-detached lease by <see cref="DatabricksMemoryLease.Dispose"/>.</summary>
         internal void ReleaseReference()
         {
@@ -183,7 +167,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 BufferPool.Release();
                 ArrowBatchPool.Release();
                 Budget.Unpublish();
-                DatabricksMemoryMetrics.LiveScopes.Add(-1, new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ScopeTag, _idTag));
+                DatabricksMemoryMetrics.LiveScopes.Add(-1, new KeyValuePair<string, object?>(DatabricksMemoryMetricNames.ScopeTag, IdTag));
             }
             else if (remaining < 0)
             {

@@ -27,13 +27,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// longer than a bound.
     /// </summary>
     /// <remarks>
-    /// Why a bound: the loop stops when its reader is disposed, and the reader's <c>Dispose</c> waits for the loop. A
-    /// download observes the cancellation only if the body read does: .NET's socket streams end a cancelled read within
-    /// milliseconds, but .NET Framework's (where Power BI Desktop runs) ignore the token, so an unbounded wait made a
-    /// stalled body hold the application's Dispose for as long as the stall lasted (7.3-7.7 s with an 8 s stall). A
-    /// download still running after the bound keeps its buffer until it ends, then gives it back: its result is disposed
-    /// by whoever owns it (the result queue's shutdown, or the loop for a result it never queued), and a result disposed
-    /// before its download completes disposes the data the download hands it.
+    /// Why a bound: the reader's <c>Dispose</c> waits for the loop, and a download observes the cancellation only if the
+    /// body read does: .NET's socket streams end a cancelled read within milliseconds, .NET Framework's (Power BI Desktop)
+    /// ignore the token, so an unbounded wait held Dispose for as long as a stall lasted (7.3-7.7 s with an 8 s stall). A
+    /// download still running after the bound gives its buffer back when it ends (<see cref="InFlightDownloads"/>).
     /// </remarks>
     internal static class DownloadDrain
     {
@@ -45,8 +42,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         /// <summary>
         /// Waits until every one of <paramref name="downloads"/> has ended, or <paramref name="bound"/> has passed.
-        /// True when all ended. Never throws: how each download ended is its result's business, and a fault that comes
-        /// after the bound is observed here so it never reaches <c>TaskScheduler.UnobservedTaskException</c>.
+        /// True when all ended. Never throws: how each download ended is its result's business.
         /// </summary>
         public static async Task<bool> WaitAsync(IReadOnlyCollection<Task> downloads, TimeSpan bound)
         {
@@ -65,7 +61,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        /// <summary>Awaits <paramref name="task"/> and swallows its fault, so a fault after the bound is observed.</summary>
+        /// <summary>
+        /// Observes a fault that comes after the bound, so it never reaches <c>TaskScheduler.UnobservedTaskException</c>.
+        /// An await rather than <c>ContinueWith</c>: the systematic tests' scheduler (Coyote) controls awaits, not continuations.
+        /// </summary>
         private static async Task ObserveFaultAsync(Task task)
         {
             try

@@ -31,14 +31,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// </summary>
     /// <remarks>
     /// <para>
-    /// Why: a reader disposed before the end of its result (a preview, a cancelled refresh) stops the pipeline by
-    /// cancelling its token. Upstream's loop then exits without waiting for the per-file downloads it started, and at
-    /// tags 21-24 it tracks their continuations, which the same token cancels before the downloads end, so even awaiting
-    /// those waits for nothing. Downloads kept running after the reader's Dispose returned, and the file the loop had
-    /// downloaded but not yet queued (the reader's queue full, the add cancelled) was never disposed: measured on tag 21
-    /// with a partial read of the 1 GB result, one 16 MiB pooled download buffer per query was never given back and
-    /// ended as garbage (the meter's <c>collected</c> counter), and with stock's unpooled buffers the same file stayed
-    /// allocated until a collection.
+    /// Why: a reader disposed before the end of its result (a preview, a cancelled refresh) cancels the pipeline's token.
+    /// Upstream's loop then exits without waiting for the downloads it started (at tags 21-24 it tracks their
+    /// continuations, which the same token cancels first), so downloads ran on after the reader's Dispose returned, and
+    /// the file downloaded but not yet queued was never disposed: on tag 21, a partial read of the 1 GB result left one
+    /// 16 MiB pooled buffer per query to the GC (the meter's <c>collected</c>; stock's unpooled one stayed until a collection).
     /// </para>
     /// <para>
     /// Ownership: a started result is the loop's until <see cref="HandedOver"/> (the queue and then the reader, or the
@@ -64,7 +61,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             }
         }
 
-        /// <summary>Results started and not yet handed to the reader's queue (or disposed by a drain).</summary>
+        /// <summary>Results not yet handed to the reader's queue (or disposed by a drain).</summary>
         public int NotHandedOver
         {
             get
@@ -82,16 +79,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// </summary>
         public Task Started(IDisposable result, Task download)
         {
-            if (result == null)
-            {
-                throw new ArgumentNullException(nameof(result));
-            }
-
-            if (download == null)
-            {
-                throw new ArgumentNullException(nameof(download));
-            }
-
+            _ = result ?? throw new ArgumentNullException(nameof(result));
+            _ = download ?? throw new ArgumentNullException(nameof(download));
             lock (_gate)
             {
                 if (_notHandedOver.Contains(result) || _running.ContainsKey(result))

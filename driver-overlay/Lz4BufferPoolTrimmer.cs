@@ -200,16 +200,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         }
     }
 
-    /// <summary>Why a pool gave its free arrays back (the <c>reason</c> tag of the trimmed counter).</summary>
+    /// <summary>Why a pool gave its free arrays back: the <c>reason</c> tag of <see cref="DatabricksMemoryMetrics.Trimmed"/>, which says what each means.</summary>
     internal enum Lz4TrimReason
     {
-        /// <summary><c>idle</c>: unused for the idle trim period.</summary>
         Idle,
-
-        /// <summary><c>gen2_idle</c>: unused across Gen2 collections where the memory load is unknown.</summary>
         IdleAcrossGen2,
-
-        /// <summary><c>memory_pressure</c>: a Gen2 collection under high memory load.</summary>
         MemoryPressure,
     }
 }

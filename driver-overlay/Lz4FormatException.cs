@@ -30,14 +30,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     internal sealed class Lz4FormatException : IOException
     {
         public Lz4FormatException(string problem, long offset)
-            : base($"Invalid LZ4 data at byte {offset}: {problem}")
+            : this(problem, offset, null)
         {
-            Problem = problem;
-            Offset = offset;
         }
 
-        private Lz4FormatException(string problem, long offset, string inputName)
-            : base($"Invalid LZ4 data in {inputName} at byte {offset}: {problem}")
+        private Lz4FormatException(string problem, long offset, string? inputName)
+            : base($"Invalid LZ4 data{(inputName == null ? "" : " in " + inputName)} at byte {offset}: {problem}")
         {
             Problem = problem;
             Offset = offset;

@@ -32,14 +32,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// allocation per file for Databricks' 4 MB blocks), hashes every block even without a content checksum, and
     /// read through a stream it can report end-of-stream at a frame boundary, which loses the rest of a file made
     /// of several frames (Databricks' last file of a result often is). This decoder reads every concatenated and
-    /// skippable frame until the input ends and verifies the checksums a frame declares; the blocks themselves are
-    /// decoded by K4os' block codec (the library and version the driver already ships), linked blocks with the
-    /// preceding output, in the same array, as their prefix.
+    /// skippable frame until the input ends and verifies the checksums a frame declares; the blocks are decoded by
+    /// K4os' block codec (which the driver already ships), linked blocks with the preceding output as their prefix.
     /// </para>
     /// <para>
-    /// Sizing (<see cref="Bounds"/>) walks the headers first: the destination is sized before decoding, so it
-    /// never grows. Structural errors (truncation, bad headers, oversized blocks) are found there, before anything
-    /// is allocated.
+    /// <see cref="Bounds"/> sizes the destination from the headers before decoding, so it never grows, and finds
+    /// structural errors (truncation, bad headers, oversized blocks) before anything is allocated.
     /// </para>
     /// </remarks>
     internal static class Lz4FrameDecoder
@@ -60,9 +58,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         internal const int WindowSize = 64 * 1024;
 
         /// <summary>
-        /// Decodes all frames in <paramref name="source"/> into <paramref name="destination"/> from its offset 0.
-        /// Returns the number of decoded bytes and the number of LZ4 frames seen. The destination must hold
-        /// <see cref="Bounds"/>' upper bound.
+        /// Decodes all frames of <paramref name="source"/> into <paramref name="destination"/> (which must hold
+        /// <see cref="Bounds"/>' upper bound) from offset 0; returns the decoded length and the frames seen.
         /// </summary>
         /// <exception cref="Lz4FormatException">The input is malformed or truncated; nothing useful was produced.</exception>
         public static int Decode(ReadOnlySpan<byte> source, byte[] destination, out int frameCount) =>
@@ -78,39 +75,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             Walk(source, null, measure, out Lz4SizeBounds bounds, out _);
             return bounds;
-        }
-
-        /// <summary>The exact decoded length (every block measured), or -1 when the input is malformed.</summary>
-        public static long DecodedLengthBound(ReadOnlySpan<byte> source)
-        {
-            try
-            {
-                return Bounds(source, Lz4Measure.All).Upper;
-            }
-            catch (Lz4FormatException)
-            {
-                return -1;
-            }
-        }
-
-        /// <summary>
-        /// <see cref="Bounds"/> without measuring any block: <paramref name="upper"/> is never below and
-        /// <paramref name="lower"/> never above the decoded length of input that decodes. False when malformed.
-        /// </summary>
-        public static bool HeaderBounds(ReadOnlySpan<byte> source, out long upper, out long lower)
-        {
-            try
-            {
-                Lz4SizeBounds bounds = Bounds(source, Lz4Measure.None);
-                upper = bounds.Upper;
-                lower = bounds.Lower;
-                return true;
-            }
-            catch (Lz4FormatException)
-            {
-                upper = lower = -1;
-                return false;
-            }
         }
 
         /// <summary>
@@ -298,7 +262,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     long measured = Lz4BlockLength.Measure(source.Slice(position, size));
                     if (measured < 0)
                     {
-                        throw new Lz4FormatException("the block's sequences are malformed (a length or literal run is cut off by the end of the block)", blockStart + 4);
+                        throw MalformedSequences(blockStart);
                     }
 
                     if (measured > header.BlockMaxSize)
@@ -328,9 +292,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             {
                 if (measure == Lz4Measure.All && frameUpper != header.ContentSize.Value)
                 {
-                    throw new Lz4FormatException(
-                        $"the frame declares {header.DeclaredContentSize} bytes of content but decodes to {frameUpper}",
-                        frameStart);
+                    throw ContentSizeMismatch(header, frameUpper, frameStart);
                 }
 
                 frameUpper = Math.Min(frameUpper, header.ContentSize.Value);
@@ -354,18 +316,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             int frameStart = position - header.Length;
             int frameOutputStart = written;
-            long contentLimit = long.MaxValue;
-            if (header.ContentSize.HasValue)
+            long contentLimit = header.ContentSize ?? long.MaxValue;
+            if (header.ContentSize > MaxOutputLength - (long)written)
             {
-                long declared = header.ContentSize.Value;
-                if (declared > MaxOutputLength - (long)written)
-                {
-                    throw new Lz4FormatException(
-                        $"the frame declares {header.DeclaredContentSize} bytes of content, beyond the 2 GiB limit of one buffer",
-                        frameStart);
-                }
-
-                contentLimit = declared;
+                throw new Lz4FormatException(
+                    $"the frame declares {header.DeclaredContentSize} bytes of content, beyond the 2 GiB limit of one buffer",
+                    frameStart);
             }
 
             while (NextBlock(source, ref position, header, out int blockStart, out bool stored, out int size))
@@ -419,9 +375,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             if (header.ContentSize.HasValue && written - frameOutputStart != header.ContentSize.Value)
             {
-                throw new Lz4FormatException(
-                    $"the frame declares {header.DeclaredContentSize} bytes of content but decodes to {written - frameOutputStart}",
-                    frameStart);
+                throw ContentSizeMismatch(header, written - frameOutputStart, frameStart);
             }
 
             return written;
@@ -477,7 +431,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             long measured = Lz4BlockLength.Measure(block);
             if (measured < 0)
             {
-                return new Lz4FormatException("the block's sequences are malformed (a length or literal run is cut off by the end of the block)", blockStart + 4);
+                return MalformedSequences(blockStart);
             }
 
             if (measured > maxOutput)
@@ -487,7 +441,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             if (measured > room)
             {
-                return new ArgumentException($"The destination holds {destinationLength} bytes; the input needs more. Size it from Lz4FrameDecoder.Bounds.", "destination");
+                return DestinationTooSmall(destinationLength);
             }
 
             return new Lz4FormatException("a match has offset 0 or reaches back before the start of the data it may reference", blockStart + 4);
@@ -497,9 +451,18 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             if (destination.Length - written < size)
             {
-                throw new ArgumentException($"The destination holds {destination.Length} bytes; the input needs more. Size it from Lz4FrameDecoder.Bounds.", nameof(destination));
+                throw DestinationTooSmall(destination.Length);
             }
         }
+
+        private static ArgumentException DestinationTooSmall(int destinationLength) =>
+            new ArgumentException($"The destination holds {destinationLength} bytes; the input needs more. Size it from Lz4FrameDecoder.Bounds.", "destination");
+
+        private static Lz4FormatException MalformedSequences(int blockStart) =>
+            new Lz4FormatException("the block's sequences are malformed (a length or literal run is cut off by the end of the block)", blockStart + 4);
+
+        private static Lz4FormatException ContentSizeMismatch(Lz4FrameHeader header, long decoded, int frameStart) =>
+            new Lz4FormatException($"the frame declares {header.DeclaredContentSize} bytes of content but decodes to {decoded}", frameStart);
     }
 
     /// <summary>Which compressed blocks <see cref="Lz4FrameDecoder.Bounds(ReadOnlySpan{byte}, Lz4Measure)"/> measures.</summary>

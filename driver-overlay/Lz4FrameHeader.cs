@@ -96,11 +96,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 throw new Lz4FormatException("the frame header is cut off", frameStart);
             }
 
-            ulong? contentSize = null;
-            if (hasContentSize)
-            {
-                contentSize = BinaryPrimitives.ReadUInt64LittleEndian(source.Slice(descriptor + 2));
-            }
+            ulong? contentSize = hasContentSize ? BinaryPrimitives.ReadUInt64LittleEndian(source.Slice(descriptor + 2)) : (ulong?)null;
 
             byte expectedChecksum = source[descriptor + descriptorLength];
             byte actualChecksum = (byte)(XXH32.DigestOf(source.Slice(descriptor, descriptorLength)) >> 8);

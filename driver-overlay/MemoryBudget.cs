@@ -41,12 +41,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// its own reader's limit does not hold back the others; and a reader that holds nothing is always granted its next
     /// file, over the limit if need be, so a reader the application does not read never starves another. Waits are
     /// tasks completed by a release, never a poll. Decode working memory is charged without waiting
-    /// (<see cref="Charge"/>): a reader must always be able to decode what it holds, which is what frees it.
-    /// </para>
-    /// <para>
-    /// Closing an account (its reader's pipeline disposed) gives back everything it still holds and ends its wait, so a
-    /// cancelled, faulted or abandoned download never keeps budget. Published on the scope's meter: limit, in use,
-    /// waiters, waits and wait time.
+    /// (<see cref="Charge"/>): a reader must always be able to decode what it holds, which is what frees it. Closing an
+    /// account gives back everything it holds and ends its wait, so an abandoned download never keeps budget.
     /// </para>
     /// </remarks>
     internal sealed class MemoryBudget
@@ -92,10 +88,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>An account for one reader, which may hold at most <paramref name="readerLimit"/> bytes of files.</summary>
         public MemoryBudgetAccount OpenAccount(long readerLimit) => new MemoryBudgetAccount(this, readerLimit);
 
-        /// <summary>
-        /// Charges working memory (a decode's scratch block) that a reader needs to make progress: never waits, and may
-        /// go over the limit; files wait until it is given back (<see cref="Uncharge"/>).
-        /// </summary>
+        /// <summary>Charges a decode's scratch block (needed to make progress): never waits, may go over the limit; files wait until <see cref="Uncharge"/>.</summary>
         public void Charge(long bytes)
         {
             lock (_gate)
@@ -122,38 +115,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>Gives the released scope's limit back to the meter (the scope's lifetime ends).</summary>
         internal void Unpublish() => Publish(DatabricksMemoryMetrics.BudgetLimit, -Limit);
 
-        internal bool TryAcquire(MemoryBudgetAccount account, long bytes)
-        {
-            lock (_gate)
-            {
-                account.ThrowIfClosed();
-                if (!CanGrantNow(account, bytes, oneFileRule: true))
-                {
-                    return false;
-                }
-
-                Grant(account, bytes);
-            }
-
-            Publish(DatabricksMemoryMetrics.BudgetInUse, bytes);
-            return true;
-        }
+        internal bool TryAcquire(MemoryBudgetAccount account, long bytes) => Acquire(account, bytes, evenOverLimits: false);
 
         /// <summary>
         /// Grants <paramref name="bytes"/> at once, over the reader's limit and the database's if need be: for what a reader
         /// must have to make progress (the download it waits for, a file already received), as the one-file rule grants a
         /// reader that holds nothing. Later requests of every reader wait until it is given back.
         /// </summary>
-        internal void AcquireNow(MemoryBudgetAccount account, long bytes)
-        {
-            lock (_gate)
-            {
-                account.ThrowIfClosed();
-                Grant(account, bytes);
-            }
-
-            Publish(DatabricksMemoryMetrics.BudgetInUse, bytes);
-        }
+        internal void AcquireNow(MemoryBudgetAccount account, long bytes) => Acquire(account, bytes, evenOverLimits: true);
 
         /// <param name="account">The reader's account.</param>
         /// <param name="bytes">What it takes.</param>
@@ -263,6 +232,23 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             Publish(DatabricksMemoryMetrics.BudgetInUse, -returned);
             ends.Run(this);
+        }
+
+        private bool Acquire(MemoryBudgetAccount account, long bytes, bool evenOverLimits)
+        {
+            lock (_gate)
+            {
+                account.ThrowIfClosed();
+                if (!evenOverLimits && !CanGrantNow(account, bytes, oneFileRule: true))
+                {
+                    return false;
+                }
+
+                Grant(account, bytes);
+            }
+
+            Publish(DatabricksMemoryMetrics.BudgetInUse, bytes);
+            return true;
         }
 
         /// <summary>
@@ -455,7 +441,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             public long Bytes { get; }
 
-            /// <summary>Granted over the limit when its reader holds nothing (see <see cref="AcquireAsync"/>).</summary>
             public bool OneFileRule { get; }
 
             public CancellationToken CancellationToken { get; }
@@ -491,8 +476,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// </summary>
     internal sealed class MemoryBudgetAccount : IDisposable
     {
-        private readonly MemoryBudget _budget;
-
         internal MemoryBudgetAccount(MemoryBudget budget, long limit)
         {
             if (limit <= 0)
@@ -500,7 +483,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 throw new ArgumentOutOfRangeException(nameof(limit), limit, "must be positive");
             }
 
-            _budget = budget;
+            Budget = budget;
             Limit = limit;
         }
 
@@ -510,12 +493,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>Bytes this reader holds. Read under the budget's lock, or as a snapshot.</summary>
         public long Held { get; internal set; }
 
-        public MemoryBudget Budget => _budget;
+        public MemoryBudget Budget { get; }
 
         internal bool IsClosed { get; set; }
 
         /// <summary>Takes <paramref name="bytes"/> now if they fit (and no one waits ahead); false otherwise.</summary>
-        public bool TryAcquire(long bytes) => _budget.TryAcquire(this, Positive(bytes));
+        public bool TryAcquire(long bytes) => Budget.TryAcquire(this, Positive(bytes));
 
         /// <summary>
         /// Takes <paramref name="bytes"/>, waiting (without a thread) until they fit this reader's limit and the database's,
@@ -532,18 +515,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 throw new ArgumentOutOfRangeException(nameof(bytes), $"Requested size ({bytes} bytes) exceeds maximum memory ({Limit} bytes).");
             }
 
-            return _budget.AcquireAsync(this, bytes, cancellationToken, oneFileRule);
+            return Budget.AcquireAsync(this, bytes, cancellationToken, oneFileRule);
         }
 
-        /// <summary>
-        /// Takes <paramref name="bytes"/> now without waiting, over this reader's limit and the database's if need be (see
-        /// <see cref="MemoryBudget.AcquireNow"/>): only for what the reader needs to make progress.
-        /// </summary>
-        public void AcquireNow(long bytes) => _budget.AcquireNow(this, Positive(bytes));
+        /// <summary>Takes <paramref name="bytes"/> now, over the limits if need be (<see cref="MemoryBudget.AcquireNow"/>).</summary>
+        public void AcquireNow(long bytes) => Budget.AcquireNow(this, Positive(bytes));
 
-        public void Release(long bytes) => _budget.Release(this, Positive(bytes));
+        public void Release(long bytes) => Budget.Release(this, Positive(bytes));
 
-        public void Dispose() => _budget.Close(this);
+        public void Dispose() => Budget.Close(this);
 
         internal void ThrowIfClosed()
         {

@@ -33,11 +33,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// 148 to 141 MB and its allocations from 135 to 87 MB; on csharp/v1.1.7 likewise (141 MB peak working set).
     /// </para>
     /// <para>
-    /// They differ where the two kinds of memory live differently. LZ4 buffers live while the driver reads one file:
-    /// a rent takes a free array up to four buckets (2x) larger before allocating (a result's smaller last file reuses
-    /// memory already in use), and small requests are pooled at 64 KiB. Record batch bodies live as long as the
-    /// application keeps the batch, so a kept batch pays its slack for the whole result: a rent takes its own bucket
-    /// only, and bodies below 64 KiB are exact unpooled arrays, as Apache.Arrow's own allocator gives them.
+    /// They differ where the two kinds of memory live differently. LZ4 buffers live while the driver reads one file: a
+    /// rent may take a larger free array (<see cref="LargerBucketsToTry"/>), and small requests are pooled at 64 KiB.
+    /// Record batch bodies live as long as the application keeps the batch, which pays its slack for the whole result:
+    /// a rent takes its own bucket only, and bodies below 64 KiB are exact unpooled arrays, as Apache.Arrow's own gives.
     /// </para>
     /// </remarks>
     internal sealed class PoolBuckets
@@ -45,10 +44,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>The smallest pooled array.</summary>
         public const int MinimumArrayLength = 64 * 1024;
 
-        /// <summary>LZ4 work buffers: four steps per doubling from 64 KiB, smaller requests pooled at 64 KiB, a free array up to four buckets (2x) larger taken before allocating.</summary>
         public static readonly PoolBuckets Lz4Buffers = new PoolBuckets(stepsPerDoubling: 4, largerBucketsToTry: 4, poolsSmallRequests: true);
 
-        /// <summary>Record batch bodies: four steps per doubling, each request from its own bucket only, bodies below 64 KiB exact and unpooled.</summary>
         public static readonly PoolBuckets RecordBatches = new PoolBuckets(stepsPerDoubling: 4, largerBucketsToTry: 0, poolsSmallRequests: false);
 
         private PoolBuckets(int stepsPerDoubling, int largerBucketsToTry, bool poolsSmallRequests)

@@ -55,9 +55,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary><see cref="Array"/>'s length (still readable after disposal).</summary>
         public int Length { get; }
 
-        /// <summary>True when the array came from the pool's buckets and goes back to them (false: allocated for this rental only).</summary>
-        internal bool IsPooled => _pool != null;
-
         /// <summary>Gives the array back to the pool, or drops it if the pool is released or it was unpooled. Idempotent, thread-safe.</summary>
         public void Dispose()
         {

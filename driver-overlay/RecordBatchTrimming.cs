@@ -16,7 +16,7 @@
 */
 
 using System;
-using System.Collections.Generic;
+using System.Linq;
 using Apache.Arrow;
 using Apache.Arrow.Memory;
 using Apache.Arrow.Types;
@@ -45,11 +45,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// </summary>
         public static RecordBatch FirstRows(RecordBatch batch, int rows, MemoryAllocator? allocator)
         {
-            if (batch == null)
-            {
-                throw new ArgumentNullException(nameof(batch));
-            }
-
+            _ = batch ?? throw new ArgumentNullException(nameof(batch));
             if (rows < 0)
             {
                 throw new ArgumentOutOfRangeException(nameof(rows), rows, "must not be negative");
@@ -117,15 +113,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 case FixedSizeListType fixedSizeList:
                     return new ArrayData(type, length, nullCount, 0, new[] { validity }, new[] { FirstRows(data.Children[0], length * fixedSizeList.ListSize, allocator) });
                 case StructType _:
-                {
-                    var children = new List<ArrayData>(data.Children.Length);
-                    foreach (ArrayData child in data.Children)
-                    {
-                        children.Add(FirstRows(child, length, allocator));
-                    }
-
-                    return new ArrayData(type, length, nullCount, 0, new[] { validity }, children);
-                }
+                    return new ArrayData(type, length, nullCount, 0, new[] { validity }, data.Children.Select(child => FirstRows(child, length, allocator)).ToArray());
 
                 default:
                     validity.Dispose();

@@ -35,19 +35,16 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// ~50 MB read: 21 of the patched driver's 23 Gen2s on a 1 GB result. Managed pooled arrays add no pressure.
     /// </para>
     /// <para>
-    /// A batch's lifetime rules, the same as with Apache.Arrow's own allocator, because the body is handed out as a
-    /// <see cref="MemoryManager{T}"/> (<see cref="BatchMemory"/>) and never as the array itself:
-    /// every buffer, column, <c>Slice</c> or <c>SliceShared</c> of the batch reads the body through that manager, so
-    /// once the batch is disposed any access throws <see cref="ObjectDisposedException"/>; it never shows the bytes of
-    /// the batch that reuses the array. A pin (<c>Memory.Pin()</c>, which the C Data Interface exporter takes for each
-    /// exported buffer) keeps the array out of the pool: disposing a pinned batch gives the array back only when the
-    /// last pin is released (the C consumer's release callback), so an exported batch disposed by a <c>using</c> stays
-    /// valid for its consumer. A batch disposed twice, or on another thread, gives its array back once. A batch that
-    /// outlives its database stays valid (after release the pool drops returns instead of reusing them). A batch never
-    /// disposed is collected with its array; the pool keeps no reference to it (and counts it as collected). There is no
-    /// finalizer that recycles an undisposed batch's array: something that can still read it may outlive the batch.
-    /// In poison mode (<see cref="DatabricksMemoryOptions.PoisonReturnedArraysKey"/>) an array is overwritten with
-    /// <see cref="PoisonByte"/> as it goes back, so a reader that could still see it would show the pattern.
+    /// A batch's lifetime rules are Apache.Arrow's own: the body is handed out as a <see cref="MemoryManager{T}"/>
+    /// (<see cref="BatchMemory"/>), never as the array, so once the batch is disposed any buffer, column or slice of it
+    /// throws <see cref="ObjectDisposedException"/> instead of showing the bytes of the batch that reuses the array. A pin
+    /// (<c>Memory.Pin()</c>, taken by the C Data Interface exporter for each exported buffer) keeps the array out of the
+    /// pool until its release (the C consumer's release callback), so an exported batch disposed by a <c>using</c> stays
+    /// valid for its consumer. A batch disposed twice, or on another thread, gives its array back once; one that outlives
+    /// its database stays valid (the released pool drops returns). A batch never disposed is collected with its array
+    /// (counted as collected): no finalizer recycles it, as something that can still read it may outlive the batch. In
+    /// poison mode (<see cref="DatabricksMemoryOptions.PoisonReturnedArraysKey"/>) a returned array is overwritten with
+    /// <see cref="PoisonByte"/>, so a reader that could still see it would show the pattern.
     /// </para>
     /// <para>
     /// Every allocation is zeroed, as Apache.Arrow's own allocator does: the stream reader overwrites the whole body,
@@ -59,16 +56,15 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>What poison mode writes over a returned array: a value no test data set produces in a run of bytes.</summary>
         public const byte PoisonByte = 0xDB;
 
-        private readonly Lz4BufferPool _pool;
         private readonly bool _poisonReturnedArrays;
 
         public ScopedArrowAllocator(Lz4BufferPool pool, bool poisonReturnedArrays)
         {
-            _pool = pool ?? throw new ArgumentNullException(nameof(pool));
+            Pool = pool ?? throw new ArgumentNullException(nameof(pool));
             _poisonReturnedArrays = poisonReturnedArrays;
         }
 
-        public Lz4BufferPool Pool => _pool;
+        public Lz4BufferPool Pool { get; }
 
         /// <summary>The pooled array behind <paramref name="memory"/> if it is a live batch body of this allocator's kind (for tests and diagnostics).</summary>
         internal static bool TryGetBodyArray(ReadOnlyMemory<byte> memory, out byte[]? array)
@@ -79,18 +75,14 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         protected override IMemoryOwner<byte> AllocateInternal(int length, out int bytesAllocated)
         {
-            PooledArray rental = _pool.Rent(length);
+            PooledArray rental = Pool.Rent(length);
             // The bytes this batch holds on to: the whole array, not only the body it asked for.
             bytesAllocated = rental.Length;
             System.Array.Clear(rental.Array, 0, length);
             return new BatchMemory(rental, length, _poisonReturnedArrays);
         }
 
-        /// <summary>
-        /// The memory of one record batch body: one rental, handed back at most once, after the batch is disposed and
-        /// the last pin released. Every <see cref="Memory{T}"/> made from it reads through <see cref="GetSpan"/>, which
-        /// refuses once the batch is disposed.
-        /// </summary>
+        /// <summary>One record batch body (see the remarks above): its rental goes back once, when disposed and unpinned.</summary>
         internal sealed class BatchMemory : MemoryManager<byte>
         {
             private readonly object _gate = new object();
@@ -115,15 +107,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
 #if !NETCOREAPP
             /// <summary>
-            /// Off .NET Core only, the body's array while the batch is not disposed. Apache.Arrow's stream reader fills a
-            /// body through <c>MemoryMarshal.TryGetArray</c>: its .NET Framework and netstandard2.0 builds read into memory
-            /// without an array through a temporary array of the body's size rented from <c>ArrayPool&lt;byte&gt;.Shared</c>,
-            /// which there keeps no array above 1 MiB, so every record batch body cost a fresh large object as big as the
-            /// body (on .NET Framework's large object heap; under Mono 6.8, 11.5 M rows over http: 49 full collections
-            /// and 123 s, against 3 and 7 s with the array: docs/decisions.md). With the array Arrow reads straight into
-            /// the pooled body. Apache.Arrow asks only to read or write a body through a stream, within that call; any other
-            /// caller gets the array for as long as the batch lives and must not use it after the batch is disposed. .NET
-            /// Core's Apache.Arrow reads through <c>Stream.Read(Span)</c> and never asks, so there the array stays hidden.
+            /// Off .NET Core only, the body's array while the batch is not disposed. Apache.Arrow's netstandard2.0 and .NET
+            /// Framework builds read a body without an array through a temporary <c>ArrayPool&lt;byte&gt;.Shared</c> array of
+            /// its size, which that pool does not keep above 1 MiB: a fresh large object per body (Mono 6.8, 11.5 M rows over
+            /// http: 49 full collections and 123 s, against 3 and 7 s with the array: docs/decisions.md). Apache.Arrow asks
+            /// only within a stream read or write; any other caller must not use the array after the batch is disposed.
+            /// .NET Core's Apache.Arrow reads through <c>Stream.Read(Span)</c> and never asks.
             /// </summary>
             protected override bool TryGetArray(out ArraySegment<byte> segment)
             {
@@ -161,11 +150,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     }
 
                     _pins--;
-                    if (_pins == 0 && _array == null)
-                    {
-                        giveBack = _rental;
-                        _rental = null;
-                    }
+                    giveBack = TakeRentalOnceFree();
                 }
 
                 GiveBack(giveBack);
@@ -182,14 +167,18 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                     }
 
                     _array = null;
-                    if (_pins == 0)
-                    {
-                        giveBack = _rental;
-                        _rental = null;
-                    }
+                    giveBack = TakeRentalOnceFree();
                 }
 
                 GiveBack(giveBack);
+            }
+
+            /// <summary>Under <see cref="_gate"/>: the rental to give back once the batch is disposed and unpinned, once.</summary>
+            private PooledArray? TakeRentalOnceFree()
+            {
+                PooledArray? rental = _pins == 0 && _array == null ? _rental : null;
+                _rental = rental == null ? _rental : null;
+                return rental;
             }
 
             private void GiveBack(PooledArray? rental)

@@ -29,7 +29,7 @@ namespace DriverOverlay.Tests
                 var error = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.Decode(truncated));
 
                 Assert.InRange(error.Offset, 0, length);
-                Assert.Equal(-1, Lz4FrameDecoder.DecodedLengthBound(truncated));
+                Assert.Equal(-1, Lz4FrameBounds.DecodedLengthBound(truncated));
                 Assert.StartsWith($"Invalid LZ4 data at byte {error.Offset}: ", error.Message);
             }
         }
@@ -244,7 +244,7 @@ namespace DriverOverlay.Tests
             var error = Assert.Throws<Lz4FormatException>(() => Lz4Decoding.Decode(input));
 
             Assert.Contains("3 trailing byte(s) after frame 1", error.Message);
-            Assert.Equal(-1, Lz4FrameDecoder.DecodedLengthBound(input));
+            Assert.Equal(-1, Lz4FrameBounds.DecodedLengthBound(input));
             Assert.Equal(frame.Length, error.Offset);
         }
 

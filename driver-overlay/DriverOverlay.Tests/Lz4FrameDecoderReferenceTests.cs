@@ -57,7 +57,7 @@ namespace DriverOverlay.Tests
             Assert.Equal(original.Length, decoded.Length);
             Assert.True(original.AsSpan().SequenceEqual(decoded), $"decoded bytes differ from the original for {options}");
             Assert.True(NativeLz4.DecompressFrame(frame).AsSpan().SequenceEqual(decoded), "liblz4 disagrees");
-            Assert.Equal(original.Length, Lz4FrameDecoder.DecodedLengthBound(frame));
+            Assert.Equal(original.Length, Lz4FrameBounds.DecodedLengthBound(frame));
         }
 
         [SkippableTheory]
@@ -141,7 +141,7 @@ namespace DriverOverlay.Tests
 
             Assert.Equal(4, frames);
             Assert.Equal(Concat(first, second, third), decoded);
-            Assert.Equal(decoded.Length, Lz4FrameDecoder.DecodedLengthBound(input));
+            Assert.Equal(decoded.Length, Lz4FrameBounds.DecodedLengthBound(input));
             Assert.Equal(Lz4Cli.Decompress(input), decoded);
         }
 
@@ -208,7 +208,7 @@ namespace DriverOverlay.Tests
                 byte[] decoded = Lz4Decoding.Decode(frame);
 
                 Assert.True(original.AsSpan().SequenceEqual(decoded), $"round {round}: {length} bytes, {options}");
-                Assert.Equal(original.Length, Lz4FrameDecoder.DecodedLengthBound(frame));
+                Assert.Equal(original.Length, Lz4FrameBounds.DecodedLengthBound(frame));
             }
         }
 
@@ -278,7 +278,7 @@ namespace DriverOverlay.Tests
             byte[] input = frame.ToArray();
             byte[] expected = Concat(pieces);
 
-            long bound = Lz4FrameDecoder.DecodedLengthBound(input);
+            long bound = Lz4FrameBounds.DecodedLengthBound(input);
             using DatabricksMemoryLease lease = DatabricksMemoryScope.Create(null);
             byte[] decoded = Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, input);
 
@@ -299,7 +299,7 @@ namespace DriverOverlay.Tests
             byte[] frame = NativeLz4.CompressFrame(original, FrameOptions.Databricks);
             int blocks = (length + FrameOptions.Databricks.BlockSizeBytes - 1) / FrameOptions.Databricks.BlockSizeBytes;
 
-            Assert.True(Lz4FrameDecoder.HeaderBounds(frame, out long upper, out long lower));
+            Assert.True(Lz4FrameBounds.HeaderBounds(frame, out long upper, out long lower));
 
             // Incompressible blocks are stored, so their sizes are exact in both bounds.
             long expectedUpper = !compressible ? length
@@ -307,8 +307,8 @@ namespace DriverOverlay.Tests
                 : (frame.Length - 7 - 8) * 255L + 64; // one block: the frame minus header, block size and end mark
             Assert.Equal(expectedUpper, upper);
             Assert.InRange(lower, 1, length);
-            Assert.Equal(length, Lz4FrameDecoder.DecodedLengthBound(frame));
-            Assert.False(Lz4FrameDecoder.HeaderBounds(frame.AsSpan(0, frame.Length - 1), out _, out _));
+            Assert.Equal(length, Lz4FrameBounds.DecodedLengthBound(frame));
+            Assert.False(Lz4FrameBounds.HeaderBounds(frame.AsSpan(0, frame.Length - 1), out _, out _));
         }
 
         [SkippableFact]
@@ -331,8 +331,8 @@ namespace DriverOverlay.Tests
             frame.AddRange(new byte[4]);
             byte[] input = frame.ToArray();
 
-            long bound = Lz4FrameDecoder.DecodedLengthBound(input);
-            Assert.True(Lz4FrameDecoder.HeaderBounds(input, out long upper, out long lower));
+            long bound = Lz4FrameBounds.DecodedLengthBound(input);
+            Assert.True(Lz4FrameBounds.HeaderBounds(input, out long upper, out long lower));
             using DatabricksMemoryLease lease = DatabricksMemoryScope.Create(null);
             byte[] decoded = Lz4Decoding.DecodeAsRead(lease.Scope.Lz4, lease.Scope.BufferPool, input);
 
