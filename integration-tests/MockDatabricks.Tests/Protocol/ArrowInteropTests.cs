@@ -1,4 +1,3 @@
-using System.IO;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using K4os.Compression.LZ4.Streams;

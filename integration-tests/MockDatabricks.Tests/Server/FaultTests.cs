@@ -1,7 +1,3 @@
-using System.IO;
-using System.Net;
-using System.Net.Http;
-using System.Threading;
 using Lz4Reference;
 
 namespace MockDatabricks.Tests.Server

@@ -1,4 +1,3 @@
-using System.IO;
 using Apache.Arrow;
 using Lz4Reference;
 

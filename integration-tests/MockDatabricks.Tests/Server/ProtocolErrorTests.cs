@@ -1,5 +1,3 @@
-using System.Net;
-using System.Net.Http;
 using System.Net.Http.Headers;
 using MockDatabricks.Protocol.Thrift;
 using MockDatabricks.Tests.Protocol;
