@@ -1,9 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.Globalization;
-using System.Linq;
-using MockDatabricks.Protocol.Data;
-
 namespace MockDatabricks.Server.Query.Sql
 {
     /// <summary>
