@@ -452,27 +452,19 @@ namespace MockDatabricks.Server.Query.Sql
 
         private SqlExpr ReadExpression() => ReadOr();
 
-        private SqlExpr ReadOr()
+        private SqlExpr ReadOr() => ReadLeftAssociative("OR", ReadAnd);
+
+        private SqlExpr ReadAnd() => ReadLeftAssociative("AND", ReadNot);
+
+        /// <summary>operand (keyword operand)*, grouped from the left: a OR b OR c is (a OR b) OR c.</summary>
+        private SqlExpr ReadLeftAssociative(string keyword, Func<SqlExpr> readOperand)
         {
-            SqlExpr left = ReadAnd();
-            while (Current.Is("OR"))
+            SqlExpr left = readOperand();
+            while (Current.Is(keyword))
             {
                 int position = Current.Position;
                 _next++;
-                left = new BinaryExpr("OR", left, ReadAnd(), position);
-            }
-
-            return left;
-        }
-
-        private SqlExpr ReadAnd()
-        {
-            SqlExpr left = ReadNot();
-            while (Current.Is("AND"))
-            {
-                int position = Current.Position;
-                _next++;
-                left = new BinaryExpr("AND", left, ReadNot(), position);
+                left = new BinaryExpr(keyword, left, readOperand(), position);
             }
 
             return left;
