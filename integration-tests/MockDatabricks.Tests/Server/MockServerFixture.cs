@@ -18,6 +18,10 @@ namespace MockDatabricks.Tests.Server
         public static DriverLikeReader NewReader(MockDatabricksClient client) =>
             new DriverLikeReader(client, bytes => NativeLz4.DecompressFrame(bytes));
 
+        /// <summary>One statement, executed in a session opened for it.</summary>
+        public static async Task<TExecuteStatementResp> ExecuteInNewSessionAsync(MockDatabricksClient client, string statement, ExecuteOptions? options = null) =>
+            await client.ExecuteStatementAsync(await OpenSessionAsync(client), statement, options);
+
         public static async Task<TSessionHandle> OpenSessionAsync(MockDatabricksClient client)
         {
             TOpenSessionResp response = await client.OpenSessionAsync();

@@ -96,9 +96,7 @@ namespace MockDatabricks.Tests.Server
         public async Task UnknownStatement_GetsErrorStatusWithTheGrammar(string statement)
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            TExecuteStatementResp response = await client.ExecuteStatementAsync(session, statement);
+            TExecuteStatementResp response = await MockServerFixture.ExecuteInNewSessionAsync(client, statement);
 
             Assert.Equal(TStatusCode.Error, response.Status.StatusCode);
             Assert.Equal("42601", response.Status.SqlState);

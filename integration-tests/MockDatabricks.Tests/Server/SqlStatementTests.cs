@@ -92,9 +92,7 @@ namespace MockDatabricks.Tests.Server
         public async Task StatementsAWarehouseRefuses_AnswerWithItsErrorClassAndSqlState(string statement, string errorClass, string sqlState)
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            TExecuteStatementResp response = await client.ExecuteStatementAsync(session, statement);
+            TExecuteStatementResp response = await MockServerFixture.ExecuteInNewSessionAsync(client, statement);
 
             Assert.Equal(TStatusCode.Error, response.Status.StatusCode);
             Assert.StartsWith($"[{errorClass}]", response.Status.ErrorMessage);
@@ -388,9 +386,7 @@ namespace MockDatabricks.Tests.Server
         public async Task CountUnderARowFilter_RunsThenFails_ItCannotBeCounted()
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session,
+            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client,
                 "SELECT COUNT(*) AS total_count FROM (SELECT t1.id AS id1, t2.id AS id2 FROM RANGE(1000) t1 CROSS JOIN RANGE(1000) t2) subquery WHERE MOD(id1 + id2, 2) = 0");
             TGetOperationStatusResp status;
             do
