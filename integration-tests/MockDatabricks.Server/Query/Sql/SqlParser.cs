@@ -452,19 +452,22 @@ namespace MockDatabricks.Server.Query.Sql
 
         private SqlExpr ReadExpression() => ReadOr();
 
-        private SqlExpr ReadOr() => ReadLeftAssociative("OR", ReadAnd);
+        private SqlExpr ReadOr() => ReadLeftAssociative(token => token.Is("OR"), ReadAnd);
 
-        private SqlExpr ReadAnd() => ReadLeftAssociative("AND", ReadNot);
+        private SqlExpr ReadAnd() => ReadLeftAssociative(token => token.Is("AND"), ReadNot);
 
-        /// <summary>operand (keyword operand)*, grouped from the left: a OR b OR c is (a OR b) OR c.</summary>
-        private SqlExpr ReadLeftAssociative(string keyword, Func<SqlExpr> readOperand)
+        /// <summary>
+        /// operand (operator operand)*, grouped from the left: a - b - c is (a - b) - c. The expression names the operator
+        /// as written, upper-cased (or, div: OR, DIV).
+        /// </summary>
+        private SqlExpr ReadLeftAssociative(Func<Token, bool> isOperator, Func<SqlExpr> readOperand)
         {
             SqlExpr left = readOperand();
-            while (Current.Is(keyword))
+            while (isOperator(Current))
             {
-                int position = Current.Position;
+                Token op = Current;
                 _next++;
-                left = new BinaryExpr(keyword, left, readOperand(), position);
+                left = new BinaryExpr(op.Text.ToUpperInvariant(), left, readOperand(), op.Position);
             }
 
             return left;
@@ -507,31 +510,11 @@ namespace MockDatabricks.Server.Query.Sql
             return left;
         }
 
-        private SqlExpr ReadAdditive()
-        {
-            SqlExpr left = ReadMultiplicative();
-            while (Current.IsSymbol("+") || Current.IsSymbol("-") || Current.IsSymbol("||"))
-            {
-                Token op = Current;
-                _next++;
-                left = new BinaryExpr(op.Text, left, ReadMultiplicative(), op.Position);
-            }
+        private SqlExpr ReadAdditive() =>
+            ReadLeftAssociative(token => token.IsSymbol("+") || token.IsSymbol("-") || token.IsSymbol("||"), ReadMultiplicative);
 
-            return left;
-        }
-
-        private SqlExpr ReadMultiplicative()
-        {
-            SqlExpr left = ReadUnary();
-            while (Current.IsSymbol("*") || Current.IsSymbol("/") || Current.IsSymbol("%") || Current.Is("DIV"))
-            {
-                Token op = Current;
-                _next++;
-                left = new BinaryExpr(op.Text.ToUpperInvariant(), left, ReadUnary(), op.Position);
-            }
-
-            return left;
-        }
+        private SqlExpr ReadMultiplicative() =>
+            ReadLeftAssociative(token => token.IsSymbol("*") || token.IsSymbol("/") || token.IsSymbol("%") || token.Is("DIV"), ReadUnary);
 
         private SqlExpr ReadUnary()
         {
