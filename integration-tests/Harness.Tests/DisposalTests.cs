@@ -33,8 +33,8 @@ namespace Harness.Tests
         [InlineData(Order.Interleaved)]
         public void DisposalInAnyOrderIsSafe(Order order)
         {
-            using MemoryScopeWatch? watch = DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
-            AdbcDatabase database = watch != null ? watch.Open(() => fixture.OpenDatabase()) : fixture.OpenDatabase();
+            using MemoryScopeWatch? watch = MemoryScopeWatch.ForDriverUnderTest();
+            AdbcDatabase database = MemoryScopeWatch.Open(watch, () => fixture.OpenDatabase());
             AdbcConnection first = database.Connect(null);
             AdbcConnection second = database.Connect(null);
             DriverQueries.Run(first, s_spec, "mode=cloudfetch").AssertAllRowsCorrect();
@@ -99,8 +99,8 @@ namespace Harness.Tests
         [InlineData(InFlight.DatabaseFirst)]
         public void DisposeWhileDownloadsAreInFlight(InFlight order)
         {
-            using MemoryScopeWatch? watch = DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
-            AdbcDatabase database = watch != null ? watch.Open(() => fixture.OpenDatabase()) : fixture.OpenDatabase();
+            using MemoryScopeWatch? watch = MemoryScopeWatch.ForDriverUnderTest();
+            AdbcDatabase database = MemoryScopeWatch.Open(watch, () => fixture.OpenDatabase());
             AdbcConnection connection = database.Connect(null);
             AdbcStatement statement = connection.CreateStatement();
             statement.SqlQuery = MockSql.Select(s_slowSpec, SlowCloudFetch);

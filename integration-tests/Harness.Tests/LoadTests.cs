@@ -24,8 +24,8 @@ namespace Harness.Tests
         [Fact]
         public async Task FourConnectionsQueryInParallel()
         {
-            using MemoryScopeWatch? watch = DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
-            using (AdbcDatabase database = watch != null ? watch.Open(() => fixture.OpenDatabase()) : fixture.OpenDatabase())
+            using MemoryScopeWatch? watch = MemoryScopeWatch.ForDriverUnderTest();
+            using (AdbcDatabase database = MemoryScopeWatch.Open(watch, () => fixture.OpenDatabase()))
             {
                 IReadOnlyCollection<int> known = watch?.AllScopes ?? Array.Empty<int>();
                 AdbcConnection[] connections = Enumerable.Range(0, 4).Select(_ => database.Connect(null)).ToArray();
@@ -68,9 +68,9 @@ namespace Harness.Tests
             const int queries = 240;
             const int checkpointEvery = 20;
             const int warmupQueries = 60;
-            using MemoryScopeWatch? watch = DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
+            using MemoryScopeWatch? watch = MemoryScopeWatch.ForDriverUnderTest();
             var checkpoints = new List<(int Query, long BufferPool, long Allocated, long Rented)>();
-            using (AdbcDatabase database = watch != null ? watch.Open(() => fixture.OpenDatabase(s_cappedPools)) : fixture.OpenDatabase(s_cappedPools))
+            using (AdbcDatabase database = MemoryScopeWatch.Open(watch, () => fixture.OpenDatabase(s_cappedPools)))
             using (AdbcConnection first = database.Connect(null))
             using (AdbcConnection second = database.Connect(null))
             {

@@ -18,6 +18,12 @@ namespace Harness.Tests
 
         public int ScopeId { get; private set; }
 
+        /// <summary>A watch for the patched driver; null for the stock driver, which has no scope to watch.</summary>
+        public static MemoryScopeWatch? ForDriverUnderTest() => DriverUnderTest.IsPatched ? new MemoryScopeWatch() : null;
+
+        /// <summary>Opens a database, through the watch where there is one (see <see cref="ForDriverUnderTest"/>).</summary>
+        public static AdbcDatabase Open(MemoryScopeWatch? watch, Func<AdbcDatabase> open) => watch != null ? watch.Open(open) : open();
+
         /// <summary>Opens a database and finds its scope: exactly one new scope id must appear.</summary>
         public AdbcDatabase Open(Func<AdbcDatabase> open)
         {

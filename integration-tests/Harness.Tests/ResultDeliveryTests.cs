@@ -27,9 +27,7 @@ namespace Harness.Tests
         }
 
         [Theory]
-        [InlineData(DatasetProfile.Mixed)]
-        [InlineData(DatasetProfile.Narrow)]
-        [InlineData(DatasetProfile.Strings)]
+        [MemberData(nameof(DatasetProfiles.Every), MemberType = typeof(DatasetProfiles))]
         public void CloudFetchLz4OverManyFiles(DatasetProfile profile)
         {
             // 24 files of 2,000 rows: more files than the driver downloads in parallel or prefetches, so the

@@ -1,6 +1,3 @@
-using System;
-using System.Globalization;
-
 namespace MockDatabricks.Server
 {
     /// <summary>Command line and environment settings. Command line wins over environment.</summary>

@@ -1,10 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
-using System.Net;
-using System.Net.Http;
-using System.Threading;
-using System.Threading.Tasks;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using MockDatabricks.Protocol.Cli;

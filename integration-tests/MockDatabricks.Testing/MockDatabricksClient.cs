@@ -1,10 +1,4 @@
-using System;
-using System.Linq;
-using System.Net;
-using System.Net.Http;
 using System.Net.Http.Headers;
-using System.Threading;
-using System.Threading.Tasks;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Thrift;
 using Thrift.Protocol;

@@ -1,5 +1,3 @@
-using System;
-using System.Collections.Generic;
 using Apache.Arrow;
 using MockDatabricks.Protocol.Data;
 

@@ -77,8 +77,7 @@ public class ApplyTests
     [Fact]
     public void Apply_Twice_IsANoOp_AndAfterAResetToTheTag_ReproducesTheSameCommits()
     {
-        using FakeAdbc fake = FakeAdbc.Create();
-        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        using FakeAdbc fake = FakeAdbc.CreateApplied();
         string head = fake.Head;
         string provenance = File.ReadAllText(fake.ProvenancePath);
 
@@ -103,8 +102,7 @@ public class ApplyTests
     [Fact]
     public void Apply_WhenTheRepositorysSeriesChangedSince_SaysHowToApplyItAgain()
     {
-        using FakeAdbc fake = FakeAdbc.Create();
-        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        using FakeAdbc fake = FakeAdbc.CreateApplied();
         File.WriteAllText(Path.Combine(fake.Patches, "VERSION"), "1.0.1\n");
 
         ToolResult result = fake.Tool("apply");

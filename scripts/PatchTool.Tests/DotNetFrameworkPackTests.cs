@@ -16,8 +16,7 @@ public class DotNetFrameworkPackTests
     [Fact]
     public void PackAndPublish_BuildNet472AsUpstreamDoesOnWindows()
     {
-        using FakeAdbc fake = FakeAdbc.Create();
-        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        using FakeAdbc fake = FakeAdbc.CreateApplied();
         // The new home's condition: net472 only where IsWindows, which its Directory.Build.props sets from the OS.
         fake.WriteFile(FakeAdbc.DriverProject, fake.ReadFile(FakeAdbc.DriverProject).Replace(
             "<TargetFramework>net10.0</TargetFramework>",
@@ -45,8 +44,7 @@ public class DotNetFrameworkPackTests
     [Fact]
     public void FitNuGetSource_StandsInForAListedPackageTheSourceLacks_OutOfTheNuGetCacheAndOfEveryPackage()
     {
-        using FakeAdbc fake = FakeAdbc.Create();
-        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        using FakeAdbc fake = FakeAdbc.CreateApplied();
         // A package shaped like ApacheThrift 0.25.0 on netstandard2.0: it depends on System.IO.Pipes.AccessControl 5.0.0,
         // which the folder source (the only one) does not serve.
         string source = Path.Combine(fake.Root, "source");
@@ -108,8 +106,7 @@ public class DotNetFrameworkPackTests
     [Fact]
     public void Pack_UnderCentralPackageManagement_DeclaresTheVersionsItBuiltAgainst_AndRefusesAPackageThatDoesNot()
     {
-        using FakeAdbc fake = FakeAdbc.Create();
-        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        using FakeAdbc fake = FakeAdbc.CreateApplied();
         string source = Path.Combine(fake.Root, "source");
         AddDependencyProject(fake, "../dependency", "1.0.1", "");
         PackInto(fake, "dependency", source);

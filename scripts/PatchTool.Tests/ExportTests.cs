@@ -44,8 +44,7 @@ public class ExportTests
     [Fact]
     public void ExportCheck_FailsListingAHandEditedPatch_AndWritesNothing()
     {
-        using FakeAdbc fake = FakeAdbc.Create();
-        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        using FakeAdbc fake = FakeAdbc.CreateApplied();
         string path = Path.Combine(fake.SeriesFolder(FakeAdbc.Tag21), FakeAdbc.ConnectionPatch);
         string edited = File.ReadAllText(path).Replace("Why: connections lease", "Why: (edited by hand) connections lease");
         File.WriteAllText(path, edited);
@@ -66,8 +65,7 @@ public class ExportTests
     [Fact]
     public void Export_OfNewCommits_AddsPatchesNamedFromTheSubjectOrThePatchFilenameTrailer_ThatApplyFromScratch()
     {
-        using FakeAdbc fake = FakeAdbc.Create();
-        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        using FakeAdbc fake = FakeAdbc.CreateApplied();
         fake.WriteFile(FakeAdbc.ConnectionFile, fake.ReadFile(FakeAdbc.ConnectionFile) + "// call-site swap\n");
         fake.CommitAll(FakeAdbc.PatchMessage("Swap the LZ4 call sites (inline reader)", "use the overlay's decoder."));
         fake.WriteFile(FakeAdbc.DatabaseFile, fake.ReadFile(FakeAdbc.DatabaseFile) + "// stamp\n");
@@ -97,8 +95,7 @@ public class ExportTests
     [Fact]
     public void Export_DeletesPatchFilesOfDroppedCommits_AndSkipsOverlayOnlyCommits()
     {
-        using FakeAdbc fake = FakeAdbc.Create();
-        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        using FakeAdbc fake = FakeAdbc.CreateApplied();
         fake.Git("reset", "-q", "--hard", "HEAD~1");
         fake.WriteFile(FakeAdbc.OverlayDir + "/DatabricksMemoryScope.cs", "// overlay edit in the checkout\n");
         fake.CommitAll("Overlay tweak");

@@ -15,8 +15,7 @@ public class PublishAndPackTests
     [Fact]
     public void PublishAndPack_ThePatchedDriver_GiveALoadableFolderAndPackagesWithProvenance()
     {
-        using FakeAdbc fake = FakeAdbc.Create();
-        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        using FakeAdbc fake = FakeAdbc.CreateApplied();
         DateTimeOffset before = DateTimeOffset.UtcNow.AddSeconds(-2);
 
         ToolResult publish = fake.Tool("publish", "-f", "net10.0", "-o", "driver");
@@ -82,8 +81,7 @@ public class PublishAndPackTests
     [Fact]
     public void FitNuGetSource_PacksAMissingPackageTheCheckoutHolds_AndNarrowsTheTargetsForOneItDoesNot()
     {
-        using FakeAdbc fake = FakeAdbc.Create();
-        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        using FakeAdbc fake = FakeAdbc.CreateApplied();
         AddDependencyProject(fake, DependencyFolder, "1.0.0", "SNAPSHOT");
         Reference(fake, Dependency);
         string empty = Directory.CreateDirectory(Path.Combine(fake.Root, "empty-source")).FullName;
@@ -122,8 +120,7 @@ public class PublishAndPackTests
     [Fact]
     public void FitNuGetSource_AcceptsASubstitutedVersion_RecordsIt_AndThePackageDeclaresTheVersionBuiltAgainst()
     {
-        using FakeAdbc fake = FakeAdbc.Create();
-        Assert.Equal(0, fake.Tool("apply").ExitCode);
+        using FakeAdbc fake = FakeAdbc.CreateApplied();
         // The source serves 1.0.1 where the driver pins 1.0.0, under upstream's TreatWarningsAsErrors: NU1603 is an error.
         string source = Path.Combine(fake.Root, "source");
         AddDependencyProject(fake, "../dependency", "1.0.1", "");

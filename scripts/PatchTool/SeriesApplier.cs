@@ -32,6 +32,24 @@ internal static class SeriesApplier
     }
 
     /// <summary>
+    /// Fails unless a command may commit the series into the checkout: the overlay folders free at the base, the
+    /// submodules checked out and no uncommitted changes (cleanNeed: why the command needs a clean tree).
+    /// </summary>
+    public static void RequireReadyForSeries(AdbcCheckout checkout, BaseInfo baseInfo, string cleanNeed)
+    {
+        RequireOverlayFolderFree(checkout, baseInfo);
+        checkout.RequireSubmodules(baseInfo);
+        IReadOnlyList<string> changes = checkout.UncommittedChanges(baseInfo.DriverDir, baseInfo.TestOverlayDir);
+        if (changes.Count > 0)
+        {
+            throw new ToolException(
+                ExitCodes.CheckoutState,
+                $"{checkout.Root} has uncommitted changes ({cleanNeed}):\n{AdbcCheckout.FormatList(changes)}",
+                $"commit them, or set them aside with `git -C \"{checkout.Root}\" stash push --include-untracked`");
+        }
+    }
+
+    /// <summary>
     /// Applies the overlay and the patches in order to a scratch index built from the base commit (GIT_INDEX_FILE), never
     /// touching the checkout's index, files or HEAD; the same `git apply` engine git am uses, so "passes here" means "git
     /// am will apply it". Stops at the first failure, which is the last outcome.

@@ -80,6 +80,37 @@ def heap_right_after_dispose(run):
     return None if heap is None or before is None else heap - before
 
 
+# The rows the sections share, by name: (label, path in a run, unit), each worded once. A section names them with
+# rows(), beside rows of its own.
+ROWS = {
+    "allocatedBytes": ("Total allocated", "allocatedBytes", "MB"),
+    "gen2Collections": ("Gen2 collections", "gen2Collections", ""),
+    "peakGcHeapBytes": ("Peak GC heap", "peakGcHeapBytes", "MB"),
+    "peakWorkingSetBytes": ("Peak working set", "peakWorkingSetBytes", "MB"),
+    "peakWorkingSetAboveBeforeOpenBytes": ("Peak working set above before open", "peakWorkingSetAboveBeforeOpenBytes", "MB"),
+    "gcHeapAfterDisposeDeltaBytes": ("GC heap after dispose - before open", "gcHeapAfterDisposeDeltaBytes", "MB"),
+    "gcHeapAfterDisposeDatabaseKeptDeltaBytes": ("... with the disposed database object still referenced",
+                                                 "gcHeapAfterDisposeDatabaseKeptDeltaBytes", "MB"),
+    "wallSeconds": ("Wall time", "wallSeconds", "s"),
+    "rowsPerSecond": ("Rows per second", "rowsPerSecond", ""),
+    "firstBatchSeconds": ("Time to first batch", "firstBatchSeconds", "s"),
+    "longestBatchWaitSeconds": ("Longest wait for one batch", "longestBatchWaitSeconds", "s"),
+    # The partial read's: the heap right after its dispose and 2 s later, and what the mock still sent.
+    "heapRightAfterDispose": ("GC heap right after the dispose (compacting collection), minus before open",
+                              heap_right_after_dispose, "MB"),
+    "heapTwoSecondsAfterDispose": ("GC heap 2 s later, minus before open", "gcHeapAfterDisposeDeltaBytes", "MB"),
+    "downloadsStartedAfterDispose": ("Downloads started after the dispose", "partial-read.downloadsStartedAfterDispose", "n"),
+    "bytesSentAfterDispose": ("Bytes sent after the dispose", "partial-read.bytesSentAfterDispose", "MB"),
+    "poolBytesInUseRightAfterDispose": ("Scope bytes in use right after the dispose returned",
+                                        "partial-read.poolBytesInUseRightAfterDispose", "MB"),
+}
+
+
+def rows(*names_or_rows):
+    """(label, path, unit) rows for side_by_side: a name of ROWS, or a row of the section's own as it stands."""
+    return [ROWS[row] if isinstance(row, str) else row for row in names_or_rows]
+
+
 def correctness(groups):
     """Every run read every row right, and the patched driver's pools were back to zero after dispose."""
     failures = []

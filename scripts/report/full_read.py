@@ -11,23 +11,15 @@ from core import MB, fmt, median, ratio
 
 LIMITS = core.TARGETS["fullRead"]
 
-# (key, label, unit)
-METRICS = [
-    ("allocatedBytes", "Total allocated", "MB"),
-    ("allocatedBytesPerDecompressedByte", "Allocated per decompressed byte", "per"),
-    ("gen0Collections", "Gen0 collections", ""),
-    ("gen1Collections", "Gen1 collections", ""),
-    ("gen2Collections", "Gen2 collections", ""),
-    ("lohAllocatedBytes", "LOH allocated (sampled)", "MB"),
-    ("peakGcHeapBytes", "Peak GC heap", "MB"),
-    ("peakWorkingSetBytes", "Peak working set", "MB"),
-    ("gcHeapAfterDisposeDeltaBytes", "GC heap after dispose - before open", "MB"),
-    ("gcHeapAfterDisposeDatabaseKeptDeltaBytes", "... with the disposed database object still referenced", "MB"),
-    ("wallSeconds", "Wall time", "s"),
-    ("rowsPerSecond", "Rows per second", ""),
-    ("firstBatchSeconds", "Time to first batch", "s"),
-    ("longestBatchWaitSeconds", "Longest wait for one batch", "s"),
-]
+METRICS = core.rows(
+    "allocatedBytes",
+    ("Allocated per decompressed byte", "allocatedBytesPerDecompressedByte", "per"),
+    ("Gen0 collections", "gen0Collections", ""),
+    ("Gen1 collections", "gen1Collections", ""),
+    "gen2Collections",
+    ("LOH allocated (sampled)", "lohAllocatedBytes", "MB"),
+    "peakGcHeapBytes", "peakWorkingSetBytes", "gcHeapAfterDisposeDeltaBytes", "gcHeapAfterDisposeDatabaseKeptDeltaBytes",
+    "wallSeconds", "rowsPerSecond", "firstBatchSeconds", "longestBatchWaitSeconds")
 
 # Suffixes of the side scenarios, reported beside the main one but never taken as it.
 DOUBLED_SUFFIX = "-x2"
@@ -112,8 +104,8 @@ def with_gen2_reasons(runs):
     metrics = []
     for metric in METRICS:
         metrics.append(metric)
-        if metric[0] == "gen2Collections":
-            metrics += [("gen2:" + reason, f"Gen2 collections: {reason}", "") for reason in reasons]
+        if metric[1] == "gen2Collections":
+            metrics += [(f"Gen2 collections: {reason}", "gen2:" + reason, "") for reason in reasons]
     return metrics
 
 
@@ -132,7 +124,7 @@ def section(runs, notes, out):
                   "checkout, patched is it with the series applied.", ""]
     header = "| Metric | " + " | ".join(f"{d} ({s})" for d, s in sorted(groups)) + " | patched / stock |"
     lines += [header, "|---" * (len(groups) + 2) + "|"]
-    for key, label, unit in metrics:
+    for label, key, unit in metrics:
         row = [fmt(median(groups[g], key), unit) for g in sorted(groups)]
         r = ratio(median(groups.get(("patched", main_scenario), []), key), median(groups.get(("stock", main_scenario), []), key))
         lines.append(f"| {label} | " + " | ".join(row) + f" | {'n/a' if r is None else f'{r:.2f}'} |")

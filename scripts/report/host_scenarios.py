@@ -15,7 +15,7 @@ import statistics
 import core
 import metric_names
 import pipeline_scenarios
-from core import MB, Section, dig, fmt, heap_right_after_dispose, ratio, table
+from core import MB, Section, dig, fmt, ratio, table
 
 LIMITS = core.TARGETS["hostScenarios"]
 
@@ -43,19 +43,15 @@ def partial_read(s):
                 "dispose and until no transfer is still sending). A transfer sent to the end after the dispose was read on: "
                 "by the driver, or by .NET's HTTP handler, which reads up to 1 MiB of an abandoned response to keep its "
                 "connection.", ""]
-    s.side_by_side(PARTIAL, [
-        ("Peak working set", "peakWorkingSetBytes", "MB"),
-        ("Peak working set above before open", "peakWorkingSetAboveBeforeOpenBytes", "MB"),
+    s.side_by_side(PARTIAL, core.rows(
+        "peakWorkingSetBytes", "peakWorkingSetAboveBeforeOpenBytes",
         ("Transfers in flight at the dispose", "partial-read.transfersSendingAtDispose", "n"),
         ("Downloads started after the reader's Dispose returned", "partial-read.downloadsStartedAfterDispose", "n"),
         ("Transfers still being sent when the Dispose returned that were sent to the end", "partial-read.transfersCompletedAfterDispose", "n"),
         ("Bytes sent after the reader's Dispose returned", "partial-read.bytesSentAfterDispose", "MB"),
         ("Time to dispose reader, statement, connection, database", "partial-read.disposeSeconds", "ms"),
-        ("GC heap right after the dispose (compacting collection), minus before open", heap_right_after_dispose, "MB"),
-        ("GC heap 2 s later, minus before open", "gcHeapAfterDisposeDeltaBytes", "MB"),
-        ("Scope bytes in use right after the dispose returned", "partial-read.poolBytesInUseRightAfterDispose", "MB"),
-        ("LZ4 buffers never given back (collected by the GC)", collected_lz4, "MB"),
-    ])
+        "heapRightAfterDispose", "heapTwoSecondsAfterDispose", "poolBytesInUseRightAfterDispose",
+        ("LZ4 buffers never given back (collected by the GC)", collected_lz4, "MB")))
     s.runs_line(PARTIAL)
     for scenario in PARTIAL:
         s.peak_target(f"{scenario}: peak working set above before open vs stock", scenario, "peakWorkingSetAboveBeforeOpenBytes",
@@ -236,14 +232,10 @@ def wide(s):
                 "The full ~1 GB result with 16 parallel downloads, a prefetch count of 16 and a 400 MB download budget "
                 "(`adbc.databricks.cloudfetch.parallel_downloads`, `.prefetch_count`, `.memory_buffer_size_mb`; the "
                 "JDBC-like settings of adbc-drivers/databricks PR #377).", ""]
-    s.side_by_side((WIDE,), [
-        ("Rows per second", "rowsPerSecond", ""),
-        ("Wall time", "wallSeconds", "s"),
-        ("Peak working set", "peakWorkingSetBytes", "MB"),
+    s.side_by_side((WIDE,), core.rows(
+        "rowsPerSecond", "wallSeconds", "peakWorkingSetBytes",
         ("Peak working set above before open", peak_above_before_open, "MB"),
-        ("Total allocated", "allocatedBytes", "MB"),
-        ("Gen2 collections", "gen2Collections", ""),
-    ])
+        "allocatedBytes", "gen2Collections"))
     s.runs_line((WIDE,))
     stock, patched = s.med("stock", WIDE, "rowsPerSecond"), s.med("patched", WIDE, "rowsPerSecond")
     r = ratio(patched, stock)

@@ -13,7 +13,7 @@ median of the interleaved runs. The targets are issue 33's; like the host scenar
 here (and in summary.json as monoTargets) and does not change verify's exit status. Correctness failures do.
 """
 import core
-from core import MB, Section, fmt, heap_right_after_dispose
+from core import MB, Section, fmt
 from verify_notes import describe_substitution
 
 LIMITS = core.TARGETS["mono"]
@@ -26,38 +26,25 @@ PARTIAL_READ_HTTP = "mono-partial-read-http"
 ONE_QUERY = "mono-one-query"
 FOUR_ON_ONE = "mono-concurrent-4-on-1"
 
-FULL_READ_METRICS = [
-    ("Peak working set", "peakWorkingSetBytes", "MB"),
+FULL_COLLECTIONS = ("Full collections", "fullCollections", "")
+
+FULL_READ_METRICS = core.rows(
+    "peakWorkingSetBytes",
     ("Full collections (Mono: major collections)", "fullCollections", ""),
     ("Minor collections (nursery)", "gen0Collections", ""),
-    ("Wall time", "wallSeconds", "s"),
-    ("Rows per second", "rowsPerSecond", ""),
-    ("Time to first batch", "firstBatchSeconds", "s"),
-    ("Longest wait for one batch", "longestBatchWaitSeconds", "s"),
+    "wallSeconds", "rowsPerSecond", "firstBatchSeconds", "longestBatchWaitSeconds",
     ("Peak GC heap (sampled)", "peakGcHeapBytes", "MB"),
-    ("GC heap after dispose - before open", "gcHeapAfterDisposeDeltaBytes", "MB"),
-    ("... with the disposed database object still referenced", "gcHeapAfterDisposeDatabaseKeptDeltaBytes", "MB"),
-    ("Values checked", "valuesChecked", ""),
-]
+    "gcHeapAfterDisposeDeltaBytes", "gcHeapAfterDisposeDatabaseKeptDeltaBytes",
+    ("Values checked", "valuesChecked", ""))
 
-PARTIAL_READ_METRICS = [
-    ("Peak working set", "peakWorkingSetBytes", "MB"),
-    ("Peak working set above before open", "peakWorkingSetAboveBeforeOpenBytes", "MB"),
-    ("Full collections", "fullCollections", ""),
-    ("GC heap right after the dispose (compacting collection), minus before open", heap_right_after_dispose, "MB"),
-    ("GC heap 2 s later, minus before open", "gcHeapAfterDisposeDeltaBytes", "MB"),
+PARTIAL_READ_METRICS = core.rows(
+    "peakWorkingSetBytes", "peakWorkingSetAboveBeforeOpenBytes", FULL_COLLECTIONS,
+    "heapRightAfterDispose", "heapTwoSecondsAfterDispose",
     ("Dispose (reader, statement, connection, database)", "partial-read.disposeSeconds", "ms"),
-    ("Downloads started after the dispose", "partial-read.downloadsStartedAfterDispose", "n"),
-    ("Bytes sent after the dispose", "partial-read.bytesSentAfterDispose", "MB"),
-]
+    "downloadsStartedAfterDispose", "bytesSentAfterDispose")
 
-CONCURRENT_METRICS = [
-    ("Peak working set", "peakWorkingSetBytes", "MB"),
-    ("Peak working set above before open", "peakWorkingSetAboveBeforeOpenBytes", "MB"),
-    ("Full collections", "fullCollections", ""),
-    ("Wall time", "wallSeconds", "s"),
-    ("GC heap after dispose - before open", "gcHeapAfterDisposeDeltaBytes", "MB"),
-]
+CONCURRENT_METRICS = core.rows(
+    "peakWorkingSetBytes", "peakWorkingSetAboveBeforeOpenBytes", FULL_COLLECTIONS, "wallSeconds", "gcHeapAfterDisposeDeltaBytes")
 
 NOT_MEASURED = [
     "Total allocated bytes: Mono's class libraries count only the calling thread's allocations "

@@ -9,8 +9,6 @@ Sequence_*.xml with Completed="False" on the test that hung), shaped after files
 import json
 import pathlib
 import sys
-import tempfile
-import unittest
 import uuid
 from xml.sax.saxutils import quoteattr
 
@@ -50,13 +48,7 @@ def sequence(folder, started):
     path.write_text('<?xml version="1.0"?>\n<TestSequence>\n' + "\n".join(lines) + "\n</TestSequence>")
 
 
-class Scratch(unittest.TestCase):
-    def setUp(self):
-        self._dir = tempfile.TemporaryDirectory()
-        self.dir = pathlib.Path(self._dir.name)
-
-    def tearDown(self):
-        self._dir.cleanup()
+class Scratch(unittest_trx.TemporaryFolderCase):
 
     def attempt(self, run, number, tests, hung=None):
         """Attempt NUMBER of RUN: its TRX, and when a test hung (class, method, display name) the abort and the sequence."""

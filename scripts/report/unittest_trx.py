@@ -13,8 +13,8 @@ import uuid
 from xml.sax.saxutils import quoteattr
 
 
-class RunFilesCase(unittest.TestCase):
-    """A test over probe results in a temporary folder (self.dir), written as scripts/verify names them."""
+class TemporaryFolderCase(unittest.TestCase):
+    """A test with a temporary folder of its own (self.dir), deleted after it."""
 
     def setUp(self):
         self._dir = tempfile.TemporaryDirectory()
@@ -22,6 +22,10 @@ class RunFilesCase(unittest.TestCase):
 
     def tearDown(self):
         self._dir.cleanup()
+
+
+class RunFilesCase(TemporaryFolderCase):
+    """A test over probe results in a temporary folder (self.dir), written as scripts/verify names them."""
 
     def write(self, runs, directory=None):
         """Each run as DRIVER-SCENARIO-N.json in directory (default self.dir)."""

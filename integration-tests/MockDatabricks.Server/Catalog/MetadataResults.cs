@@ -1,9 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
-using System.Text;
 using System.Text.RegularExpressions;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Query;
 
 namespace MockDatabricks.Server.Catalog

@@ -1,7 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Query;
 using MockDatabricks.Server.Query.Sql;
 

@@ -1,8 +1,5 @@
-using System.Collections.Generic;
-using System.Linq;
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Query;
 using MockDatabricks.Server.Query.Sql;
 

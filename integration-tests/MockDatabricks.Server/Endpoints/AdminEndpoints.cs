@@ -1,13 +1,8 @@
-using System;
-using System.Globalization;
 using System.IO;
-using System.Linq;
 using System.Text.Json;
-using System.Threading.Tasks;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Faults;
 using MockDatabricks.Server.ResultSets;
 using MockDatabricks.Server.State;

@@ -1,7 +1,4 @@
-using System;
-using System.Threading.Tasks;
 using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Query;
 using MockDatabricks.Server.Query.Sql;
 using MockDatabricks.Server.ResultSets;

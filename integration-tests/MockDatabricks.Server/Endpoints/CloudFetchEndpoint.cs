@@ -1,9 +1,5 @@
-using System;
-using System.Globalization;
-using System.Linq;
 using System.Net.Sockets;
 using System.Threading;
-using System.Threading.Tasks;
 using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Http;
 using MockDatabricks.Server.Faults;

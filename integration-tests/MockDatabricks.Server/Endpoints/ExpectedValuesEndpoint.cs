@@ -1,10 +1,5 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
 using System.Text.Json;
-using System.Threading.Tasks;
 using Microsoft.AspNetCore.Http;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Query;
 
 namespace MockDatabricks.Server.Endpoints

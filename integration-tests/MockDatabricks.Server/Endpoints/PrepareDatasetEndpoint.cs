@@ -1,9 +1,6 @@
-using System;
 using System.Diagnostics;
 using System.Text.Json;
-using System.Threading.Tasks;
 using Microsoft.AspNetCore.Http;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Query;
 using MockDatabricks.Server.ResultSets;
 

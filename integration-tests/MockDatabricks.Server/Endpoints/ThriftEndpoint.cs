@@ -1,6 +1,4 @@
-using System;
 using System.IO;
-using System.Threading.Tasks;
 using Microsoft.AspNetCore.Http;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Protocol.Thrift;

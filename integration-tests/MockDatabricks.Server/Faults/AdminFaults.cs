@@ -1,6 +1,3 @@
-using System.Collections.Generic;
-using System.Linq;
-
 namespace MockDatabricks.Server.Faults
 {
     /// <summary>An admin-installed fault: applies to every operation (optionally those with a tag) until its uses run out.</summary>

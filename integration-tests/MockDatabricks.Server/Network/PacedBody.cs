@@ -1,7 +1,5 @@
-using System;
 using System.Diagnostics;
 using System.Threading;
-using System.Threading.Tasks;
 using Microsoft.AspNetCore.Http;
 using MockDatabricks.Server.State;
 

@@ -1,8 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.Globalization;
-using System.Text;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Protocol.Lz4;
 using MockDatabricks.Server.Faults;
 

@@ -1,6 +1,3 @@
-using System;
-using System.Collections.Generic;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Faults;
 
 namespace MockDatabricks.Server.Query

@@ -1,8 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.Globalization;
-using System.Linq;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Catalog;
 using MockDatabricks.Server.Query.Sql;
 

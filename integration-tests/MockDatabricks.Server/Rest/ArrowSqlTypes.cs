@@ -1,6 +1,3 @@
-using System;
-using System.Globalization;
-using System.Linq;
 using Apache.Arrow;
 using Apache.Arrow.Types;
 

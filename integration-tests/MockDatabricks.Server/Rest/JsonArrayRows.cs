@@ -1,13 +1,8 @@
-using System;
 using System.Buffers.Binary;
-using System.Collections.Generic;
-using System.Globalization;
 using System.IO;
-using System.Text;
 using System.Text.Json;
 using Apache.Arrow;
 using Apache.Arrow.Types;
-using MockDatabricks.Protocol.Data;
 
 namespace MockDatabricks.Server.Rest
 {

@@ -1,10 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.Globalization;
-using System.Linq;
-using System.Threading.Tasks;
 using Apache.Arrow;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Protocol.Lz4;
 using MockDatabricks.Server.ResultSets;
 using MockDatabricks.Server.State;

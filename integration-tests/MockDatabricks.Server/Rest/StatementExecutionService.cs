@@ -1,9 +1,5 @@
-using System.Globalization;
-using System.Linq;
 using System.Text.RegularExpressions;
-using System.Threading.Tasks;
 using MockDatabricks.Protocol.Cli;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Server.Faults;
 using MockDatabricks.Server.Query;
 using MockDatabricks.Server.State;

@@ -1,8 +1,5 @@
 using System.Collections.Concurrent;
-using System.Collections.Generic;
-using System.Linq;
 using System.Threading;
-using MockDatabricks.Protocol.Data;
 
 namespace MockDatabricks.Server.ResultSets
 {

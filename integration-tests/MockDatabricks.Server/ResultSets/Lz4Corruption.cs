@@ -1,4 +1,3 @@
-using System;
 using System.Buffers.Binary;
 using K4os.Hash.xxHash;
 using MockDatabricks.Protocol.Lz4;

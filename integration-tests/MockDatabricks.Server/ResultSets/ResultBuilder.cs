@@ -1,7 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
-using System.Threading.Tasks;
 using Apache.Arrow;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Server.Faults;

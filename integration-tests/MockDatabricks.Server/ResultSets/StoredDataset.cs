@@ -1,10 +1,6 @@
-using System;
 using System.Collections.Concurrent;
-using System.Linq;
 using System.Threading;
-using System.Threading.Tasks;
 using Apache.Arrow;
-using MockDatabricks.Protocol.Data;
 using MockDatabricks.Protocol.Lz4;
 
 namespace MockDatabricks.Server.ResultSets

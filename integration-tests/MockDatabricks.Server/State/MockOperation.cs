@@ -1,5 +1,3 @@
-using System;
-using System.Collections.Generic;
 using MockDatabricks.Protocol.Cli;
 using MockDatabricks.Server.Faults;
 using MockDatabricks.Server.Query;

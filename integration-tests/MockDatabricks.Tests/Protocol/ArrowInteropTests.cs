@@ -1,4 +1,3 @@
-using System.IO;
 using Apache.Arrow;
 using Apache.Arrow.Ipc;
 using K4os.Compression.LZ4.Streams;
@@ -14,9 +13,7 @@ namespace MockDatabricks.Tests.Protocol
     public class ArrowInteropTests
     {
         [Theory]
-        [InlineData(DatasetProfile.Mixed)]
-        [InlineData(DatasetProfile.Narrow)]
-        [InlineData(DatasetProfile.Strings)]
+        [MemberData(nameof(DatasetProfiles.Every), MemberType = typeof(DatasetProfiles))]
         public void CloudFetchFile_ReadByK4osAndArrowStreamReader_EveryValueMatches_AndCompressesRealistically(DatasetProfile profile)
         {
             var spec = new DatasetSpec { Rows = 60_000, Seed = 9, Profile = profile, RowsPerFile = 50_000, RowsPerBatch = 16_384 };

@@ -39,9 +39,7 @@ namespace MockDatabricks.Tests.Protocol
         }
 
         [Theory]
-        [InlineData(DatasetProfile.Mixed)]
-        [InlineData(DatasetProfile.Narrow)]
-        [InlineData(DatasetProfile.Strings)]
+        [MemberData(nameof(DatasetProfiles.Every), MemberType = typeof(DatasetProfiles))]
         public void ValueEquals_AgreesWithTheBoxedComparison_OnEveryValue_AndRejectsAnotherRowsValue(DatasetProfile profile)
         {
             const int Rows = 2_000;

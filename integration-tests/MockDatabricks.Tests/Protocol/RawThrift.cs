@@ -1,4 +1,3 @@
-using System.Threading;
 using Thrift;
 using Thrift.Protocol;
 using Thrift.Protocol.Entities;

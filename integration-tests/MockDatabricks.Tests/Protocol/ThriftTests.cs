@@ -1,4 +1,3 @@
-using System.Threading;
 using MockDatabricks.Protocol.Thrift;
 using Thrift;
 using Thrift.Protocol;

@@ -1,4 +1,3 @@
-using System.IO;
 using System.Net.Sockets;
 using System.Text;
 
@@ -57,8 +56,7 @@ namespace MockDatabricks.Tests.Server
         private async Task<TSparkArrowResultLink> FirstLinkAsync(string faults)
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, $"mode=cloudfetch, faults='{faults}'"));
+            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(s_spec, $"mode=cloudfetch, faults='{faults}'"));
             return executed.DirectResults!.ResultSet!.Results!.ResultLinks![0];
         }
 

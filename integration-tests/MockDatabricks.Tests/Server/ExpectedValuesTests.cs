@@ -1,7 +1,4 @@
-using System.Net;
-using System.Net.Http;
 using System.Net.Http.Json;
-using System.Text.Json;
 
 namespace MockDatabricks.Tests.Server
 {

@@ -1,7 +1,3 @@
-using System.IO;
-using System.Net;
-using System.Net.Http;
-using System.Threading;
 using Lz4Reference;
 
 namespace MockDatabricks.Tests.Server
@@ -34,8 +30,7 @@ namespace MockDatabricks.Tests.Server
         {
             // A client that skips the expiry check meets cloud storage's answer: 403.
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, faults='expired files=0'"));
+            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(s_spec, "mode=cloudfetch, faults='expired files=0'"));
             TSparkArrowResultLink stale = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0];
 
             var error = await Assert.ThrowsAsync<HttpRequestException>(() => client.DownloadAsync(stale.FileLink));
@@ -108,8 +103,7 @@ namespace MockDatabricks.Tests.Server
         public async Task BrokenBodies_FailAPlainHttpClient(string kind)
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, $"mode=cloudfetch, faults='{kind} files=0 times=always'"));
+            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(s_spec, $"mode=cloudfetch, faults='{kind} files=0 times=always'"));
             string link = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0].FileLink;
 
             using var http = new HttpClient();
@@ -161,8 +155,7 @@ namespace MockDatabricks.Tests.Server
         public async Task Stall_SendsTheFirstFractionThenKeepsTheResponseOpenWhenTheClientGivesUp()
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, faults='stall files=0 at=0.25 delay_ms=3000'"));
+            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(s_spec, "mode=cloudfetch, faults='stall files=0 at=0.25 delay_ms=3000'"));
             TSparkArrowResultLink link = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0];
             string operation = executed.OperationHandle!.OperationId.ToHex();
 
@@ -191,8 +184,7 @@ namespace MockDatabricks.Tests.Server
         public async Task RpcSlow_JournalsTheCallFirstSoWhatTheClientDoesMeanwhileComesAfterIt()
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(s_spec, "mode=cloudfetch, faults='rpc_slow method=CloseOperation delay_ms=1500'"));
+            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(s_spec, "mode=cloudfetch, faults='rpc_slow method=CloseOperation delay_ms=1500'"));
             string operation = executed.OperationHandle!.OperationId.ToHex();
 
             Task<TCloseOperationResp> closing = client.CloseOperationAsync(executed.OperationHandle!);

@@ -1,4 +1,3 @@
-using System.IO;
 using Apache.Arrow;
 using Lz4Reference;
 
@@ -56,8 +55,7 @@ namespace MockDatabricks.Tests.Server
         {
             var spec = new DatasetSpec { Rows = 3_000, Seed = 43, RowsPerBatch = 1_000 };
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, MockSql.Select(spec, "mode=inline"), new ExecuteOptions { DirectResults = false });
+            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(spec, "mode=inline"), new ExecuteOptions { DirectResults = false });
             await WaitUntilDoneAsync(client, executed.OperationHandle!);
 
             TFetchResultsResp unasked = await client.FetchResultsAsync(executed.OperationHandle!, 1_000, maxBytes: PageBytes);

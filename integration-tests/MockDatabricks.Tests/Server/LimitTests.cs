@@ -66,8 +66,7 @@ namespace MockDatabricks.Tests.Server
         private async Task<List<(TSparkArrowResultLink, List<RecordBatch>)>> ReadLinksAsync(string statement)
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session, statement, new ExecuteOptions { DirectMaxRows = 3_000 });
+            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, statement, new ExecuteOptions { DirectMaxRows = 3_000 });
             Assert.Equal(TStatusCode.Success, executed.Status.StatusCode);
             var links = new List<TSparkArrowResultLink>(executed.DirectResults!.ResultSet!.Results!.ResultLinks!);
             bool more = executed.DirectResults.ResultSet.HasMoreRows;

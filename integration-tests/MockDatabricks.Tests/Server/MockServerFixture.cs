@@ -8,15 +8,23 @@ namespace MockDatabricks.Tests.Server
         public MockDatabricksClient NewClient(string? token = null) => MockDatabricksClient.For(Server, token);
 
         /// <summary>One query on a client and session of its own, read the way the driver reads results.</summary>
-        public async Task<QueryOutcome> QueryAsync(DatasetSpec spec, string settings, ExecuteOptions? options = null)
+        public Task<QueryOutcome> QueryAsync(DatasetSpec spec, string settings, ExecuteOptions? options = null) =>
+            QueryAsync(Server, spec, settings, options);
+
+        /// <summary>The same against another server (one a test starts for itself).</summary>
+        public static async Task<QueryOutcome> QueryAsync(MockServerHandle server, DatasetSpec spec, string settings, ExecuteOptions? options = null)
         {
-            using MockDatabricksClient client = NewClient();
+            using MockDatabricksClient client = MockDatabricksClient.For(server);
             TSessionHandle session = await OpenSessionAsync(client);
             return await NewReader(client).RunAsync(session, MockSql.Select(spec, settings), options);
         }
 
         public static DriverLikeReader NewReader(MockDatabricksClient client) =>
             new DriverLikeReader(client, bytes => NativeLz4.DecompressFrame(bytes));
+
+        /// <summary>One statement, executed in a session opened for it.</summary>
+        public static async Task<TExecuteStatementResp> ExecuteInNewSessionAsync(MockDatabricksClient client, string statement, ExecuteOptions? options = null) =>
+            await client.ExecuteStatementAsync(await OpenSessionAsync(client), statement, options);
 
         public static async Task<TSessionHandle> OpenSessionAsync(MockDatabricksClient client)
         {

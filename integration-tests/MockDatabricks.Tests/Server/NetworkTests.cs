@@ -1,6 +1,3 @@
-using System.Net.Http;
-using System.Threading;
-
 namespace MockDatabricks.Tests.Server
 {
     /// <summary>

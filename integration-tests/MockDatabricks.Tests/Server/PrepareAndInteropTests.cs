@@ -1,6 +1,3 @@
-using System.Net;
-using System.Net.Http;
-using System.Text.Json;
 using Apache.Arrow;
 using MockDatabricks.Tests.Protocol;
 

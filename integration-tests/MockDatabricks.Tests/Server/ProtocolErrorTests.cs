@@ -1,5 +1,3 @@
-using System.Net;
-using System.Net.Http;
 using System.Net.Http.Headers;
 using MockDatabricks.Protocol.Thrift;
 using MockDatabricks.Tests.Protocol;
@@ -98,9 +96,7 @@ namespace MockDatabricks.Tests.Server
         public async Task UnknownStatement_GetsErrorStatusWithTheGrammar(string statement)
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            TExecuteStatementResp response = await client.ExecuteStatementAsync(session, statement);
+            TExecuteStatementResp response = await MockServerFixture.ExecuteInNewSessionAsync(client, statement);
 
             Assert.Equal(TStatusCode.Error, response.Status.StatusCode);
             Assert.Equal("42601", response.Status.SqlState);

@@ -34,10 +34,8 @@ namespace MockDatabricks.Tests.Server
         public async Task ServesEveryValueOverHttpsToAClientThatTrustsTheRsaCertificate()
         {
             var spec = new DatasetSpec { Rows = 4_000, Seed = 11, RowsPerFile = 2_000 };
-            using MockDatabricksClient client = MockDatabricksClient.For(_server);
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
 
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=cloudfetch"));
+            QueryOutcome outcome = await MockServerFixture.QueryAsync(_server, spec, "mode=cloudfetch");
 
             Assert.Equal(2, outcome.Links.Count);
             Assert.All(outcome.Links, link => Assert.StartsWith(_server.BaseUrlText + "/cloudfetch/", link.FileLink, StringComparison.Ordinal));

@@ -67,6 +67,24 @@ namespace MockDatabricks.Tests.Server
         }
 
         [Fact]
+        public async Task BinaryOperators_GroupFromTheLeft_AndAQuoteDoubledIsTheQuote()
+        {
+            QueryOutcome outcome = await RunAsync(
+                "SELECT 10 - 2 - 3 AS l, 100 DIV 10 DIV 5 AS d, 'a' || 'b' || 'c' AS j, true OR false AND false AS o, " +
+                "'it''s' AS q, 'a\\tb' AS e, 1 AS `a``b\\t`");
+
+            // In a `quoted identifier` a backslash is itself; in a string it escapes, as in Spark.
+            Assert.Equal(new[] { "l", "d", "j", "o", "q", "e", "a`b\\t" }, outcome.Schema.FieldsList.Select(f => f.Name));
+            RecordBatch row = Assert.Single(outcome.Batches);
+            Assert.Equal(5, ((Int32Array)row.Column(0)).GetValue(0)); // (10 - 2) - 3, not 10 - (2 - 3)
+            Assert.Equal(2L, ((Int64Array)row.Column(1)).GetValue(0)); // (100 DIV 10) DIV 5, not 100 DIV (10 DIV 5)
+            Assert.Equal("abc", ((StringArray)row.Column(2)).GetString(0));
+            Assert.True(((BooleanArray)row.Column(3)).GetValue(0)); // true OR (false AND false): AND binds tighter
+            Assert.Equal("it's", ((StringArray)row.Column(4)).GetString(0));
+            Assert.Equal("a\tb", ((StringArray)row.Column(5)).GetString(0));
+        }
+
+        [Fact]
         public async Task TypeNamedFunctions_Cast()
         {
             QueryOutcome outcome = await RunAsync("SELECT timestamp('2023-12-31 23:59:59.999') AS t, date('2024-02-29') AS d, int('7') AS i, string(1.5) AS s");
@@ -92,9 +110,7 @@ namespace MockDatabricks.Tests.Server
         public async Task StatementsAWarehouseRefuses_AnswerWithItsErrorClassAndSqlState(string statement, string errorClass, string sqlState)
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            TExecuteStatementResp response = await client.ExecuteStatementAsync(session, statement);
+            TExecuteStatementResp response = await MockServerFixture.ExecuteInNewSessionAsync(client, statement);
 
             Assert.Equal(TStatusCode.Error, response.Status.StatusCode);
             Assert.StartsWith($"[{errorClass}]", response.Status.ErrorMessage);
@@ -388,9 +404,7 @@ namespace MockDatabricks.Tests.Server
         public async Task CountUnderARowFilter_RunsThenFails_ItCannotBeCounted()
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session,
+            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client,
                 "SELECT COUNT(*) AS total_count FROM (SELECT t1.id AS id1, t2.id AS id2 FROM RANGE(1000) t1 CROSS JOIN RANGE(1000) t2) subquery WHERE MOD(id1 + id2, 2) = 0");
             TGetOperationStatusResp status;
             do

@@ -1,4 +1,3 @@
-using System.Net.Http;
 using System.Security.Authentication;
 using System.Security.Cryptography.X509Certificates;
 
@@ -17,10 +16,8 @@ namespace MockDatabricks.Tests.Server
         public async Task Https_ServesEveryValueAndHttpsLinks_ToAClientThatTrustsTheWrittenCertificate()
         {
             var spec = new DatasetSpec { Rows = 6_000, Seed = 8, RowsPerFile = 2_000 };
-            using MockDatabricksClient client = MockDatabricksClient.For(_server);
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
 
-            QueryOutcome outcome = await MockServerFixture.NewReader(client).RunAsync(session, MockSql.Select(spec, "mode=cloudfetch"));
+            QueryOutcome outcome = await MockServerFixture.QueryAsync(_server, spec, "mode=cloudfetch");
 
             Assert.Equal("https", _server.BaseUrl.Scheme);
             Assert.Equal(3, outcome.Links.Count);

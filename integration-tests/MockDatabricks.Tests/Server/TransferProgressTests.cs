@@ -1,5 +1,3 @@
-using System.Threading;
-
 namespace MockDatabricks.Tests.Server
 {
     /// <summary>

@@ -61,6 +61,15 @@ internal sealed class FakeAdbc : IDisposable
         return fake;
     }
 
+    /// <summary>A fresh fixture with the fake series applied (the tool's apply, asserted to succeed).</summary>
+    public static FakeAdbc CreateApplied()
+    {
+        FakeAdbc fake = Create();
+        ToolResult apply = fake.Tool("apply");
+        Assert.True(apply.ExitCode == 0, apply.ToString());
+        return fake;
+    }
+
     public string SeriesFolder(string tag) => Path.Combine(Patches, tag);
 
     /// <summary>Runs the tool in-process against this fixture's checkout, patches and overlay.</summary>

@@ -24,16 +24,7 @@ internal static class ApplyCommand
         BaseInfo baseInfo = bases.FirstOrDefault(b => b.Commit == head) ?? throw checkout.NotABase(bases, head);
         SeriesDefinition series = repository.LoadSeries(baseInfo);
         series.EnsureValid();
-        SeriesApplier.RequireOverlayFolderFree(checkout, baseInfo);
-        checkout.RequireSubmodules(baseInfo);
-        IReadOnlyList<string> changes = checkout.UncommittedChanges(baseInfo.DriverDir, baseInfo.TestOverlayDir);
-        if (changes.Count > 0)
-        {
-            throw new ToolException(
-                ExitCodes.CheckoutState,
-                $"{checkout.Root} has uncommitted changes (apply needs a clean tree: a conflict rolls back with `git reset --hard`):\n{AdbcCheckout.FormatList(changes)}",
-                $"commit them, or set them aside with `git -C \"{checkout.Root}\" stash push --include-untracked`");
-        }
+        SeriesApplier.RequireReadyForSeries(checkout, baseInfo, "apply needs a clean tree: a conflict rolls back with `git reset --hard`");
 
         context.Info($"Applying series {series.Version} ({series.Patches.Count} patch(es) + overlay of {series.Overlay.Count} file(s){(series.Tests.Count == 0 ? "" : $" + {series.Tests.Count} test file(s)")}) to {baseInfo.Tag} at {checkout.Root}");
         // Dry run first (not for --3way, which may resolve what the dry run cannot): a series that does not apply is

@@ -29,16 +29,7 @@ internal static class PrsCommand
             $"{baseInfo.Tag} has no PR map ({Path.Combine(baseInfo.Folder, PrMap.FileName)} does not exist).",
             "write one (patches/README.md, \"prs.json\"): which patches, overlay files and tests go into which PR");
         map.EnsureValid(series);
-        SeriesApplier.RequireOverlayFolderFree(checkout, baseInfo);
-        checkout.RequireSubmodules(baseInfo);
-        IReadOnlyList<string> changes = checkout.UncommittedChanges(baseInfo.DriverDir, baseInfo.TestOverlayDir);
-        if (changes.Count > 0)
-        {
-            throw new ToolException(
-                ExitCodes.CheckoutState,
-                $"{checkout.Root} has uncommitted changes (prs needs a clean tree: --verify checks each branch out):\n{AdbcCheckout.FormatList(changes)}",
-                $"commit them, or set them aside with `git -C \"{checkout.Root}\" stash push --include-untracked`");
-        }
+        SeriesApplier.RequireReadyForSeries(checkout, baseInfo, "prs needs a clean tree: --verify checks each branch out");
 
         IReadOnlyList<PrDefinition> ordered = map.InDependencyOrder();
         RequireBranchesFree(checkout, ordered);

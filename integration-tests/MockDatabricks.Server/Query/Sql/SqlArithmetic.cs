@@ -1,8 +1,5 @@
-using System;
 using System.Collections;
-using System.Globalization;
 using System.Numerics;
-using MockDatabricks.Protocol.Data;
 
 namespace MockDatabricks.Server.Query.Sql
 {

@@ -1,10 +1,4 @@
-using System;
-using System.Collections.Generic;
-using System.Globalization;
-using System.Linq;
 using System.Numerics;
-using System.Text;
-using MockDatabricks.Protocol.Data;
 
 namespace MockDatabricks.Server.Query.Sql
 {

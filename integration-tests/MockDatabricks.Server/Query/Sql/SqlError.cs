@@ -1,5 +1,3 @@
-using System;
-
 namespace MockDatabricks.Server.Query.Sql
 {
     /// <summary>

@@ -1,7 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.Text;
-
 namespace MockDatabricks.Server.Query.Sql
 {
     public enum TokenKind
@@ -94,32 +90,8 @@ namespace MockDatabricks.Server.Query.Sql
                 else if (c == '`')
                 {
                     int start = i;
-                    var name = new StringBuilder();
-                    i++;
-                    while (true)
-                    {
-                        if (i >= text.Length)
-                        {
-                            throw SqlError.Syntax("unterminated `quoted identifier`", start);
-                        }
-
-                        if (text[i] == '`')
-                        {
-                            if (At(text, i + 1) == '`')
-                            {
-                                name.Append('`');
-                                i += 2;
-                                continue;
-                            }
-
-                            i++;
-                            break;
-                        }
-
-                        name.Append(text[i++]);
-                    }
-
-                    tokens.Add(new Token(TokenKind.QuotedIdentifier, name.ToString(), start));
+                    (string name, i) = ReadQuoted(text, i, backslashEscapes: false, "unterminated `quoted identifier`");
+                    tokens.Add(new Token(TokenKind.QuotedIdentifier, name, start));
                 }
                 else
                 {
@@ -180,7 +152,14 @@ namespace MockDatabricks.Server.Query.Sql
         }
 
         /// <summary>A quoted string from its opening quote: '' (or "") is a quote, backslash escapes as in Spark.</summary>
-        private static (string Value, int Next) ReadString(string text, int i)
+        private static (string Value, int Next) ReadString(string text, int i) =>
+            ReadQuoted(text, i, backslashEscapes: true, "unterminated string literal");
+
+        /// <summary>
+        /// A quoted string or `identifier` from its opening quote: the quote doubled ('', "" or ``) is the quote itself; in a
+        /// string, backslash escapes as in Spark.
+        /// </summary>
+        private static (string Value, int Next) ReadQuoted(string text, int i, bool backslashEscapes, string unterminated)
         {
             char quote = text[i];
             int start = i;
@@ -190,7 +169,7 @@ namespace MockDatabricks.Server.Query.Sql
             {
                 if (i >= text.Length)
                 {
-                    throw SqlError.Syntax("unterminated string literal", start);
+                    throw SqlError.Syntax(unterminated, start);
                 }
 
                 char c = text[i];
@@ -206,7 +185,7 @@ namespace MockDatabricks.Server.Query.Sql
                     return (value.ToString(), i + 1);
                 }
 
-                if (c == '\\' && i + 1 < text.Length)
+                if (backslashEscapes && c == '\\' && i + 1 < text.Length)
                 {
                     char next = text[i + 1];
                     value.Append(next switch

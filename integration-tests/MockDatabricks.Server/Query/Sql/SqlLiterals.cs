@@ -1,10 +1,5 @@
-using System;
-using System.Collections.Generic;
-using System.Globalization;
-using System.Linq;
 using System.Numerics;
 using System.Text.RegularExpressions;
-using MockDatabricks.Protocol.Data;
 
 namespace MockDatabricks.Server.Query.Sql
 {

@@ -1,9 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.Globalization;
-using System.Linq;
-using MockDatabricks.Protocol.Data;
-
 namespace MockDatabricks.Server.Query.Sql
 {
     /// <summary>
@@ -458,27 +452,22 @@ namespace MockDatabricks.Server.Query.Sql
 
         private SqlExpr ReadExpression() => ReadOr();
 
-        private SqlExpr ReadOr()
-        {
-            SqlExpr left = ReadAnd();
-            while (Current.Is("OR"))
-            {
-                int position = Current.Position;
-                _next++;
-                left = new BinaryExpr("OR", left, ReadAnd(), position);
-            }
+        private SqlExpr ReadOr() => ReadLeftAssociative(token => token.Is("OR"), ReadAnd);
 
-            return left;
-        }
+        private SqlExpr ReadAnd() => ReadLeftAssociative(token => token.Is("AND"), ReadNot);
 
-        private SqlExpr ReadAnd()
+        /// <summary>
+        /// operand (operator operand)*, grouped from the left: a - b - c is (a - b) - c. The expression names the operator
+        /// as written, upper-cased (or, div: OR, DIV).
+        /// </summary>
+        private SqlExpr ReadLeftAssociative(Func<Token, bool> isOperator, Func<SqlExpr> readOperand)
         {
-            SqlExpr left = ReadNot();
-            while (Current.Is("AND"))
+            SqlExpr left = readOperand();
+            while (isOperator(Current))
             {
-                int position = Current.Position;
+                Token op = Current;
                 _next++;
-                left = new BinaryExpr("AND", left, ReadNot(), position);
+                left = new BinaryExpr(op.Text.ToUpperInvariant(), left, readOperand(), op.Position);
             }
 
             return left;
@@ -521,31 +510,11 @@ namespace MockDatabricks.Server.Query.Sql
             return left;
         }
 
-        private SqlExpr ReadAdditive()
-        {
-            SqlExpr left = ReadMultiplicative();
-            while (Current.IsSymbol("+") || Current.IsSymbol("-") || Current.IsSymbol("||"))
-            {
-                Token op = Current;
-                _next++;
-                left = new BinaryExpr(op.Text, left, ReadMultiplicative(), op.Position);
-            }
+        private SqlExpr ReadAdditive() =>
+            ReadLeftAssociative(token => token.IsSymbol("+") || token.IsSymbol("-") || token.IsSymbol("||"), ReadMultiplicative);
 
-            return left;
-        }
-
-        private SqlExpr ReadMultiplicative()
-        {
-            SqlExpr left = ReadUnary();
-            while (Current.IsSymbol("*") || Current.IsSymbol("/") || Current.IsSymbol("%") || Current.Is("DIV"))
-            {
-                Token op = Current;
-                _next++;
-                left = new BinaryExpr(op.Text.ToUpperInvariant(), left, ReadUnary(), op.Position);
-            }
-
-            return left;
-        }
+        private SqlExpr ReadMultiplicative() =>
+            ReadLeftAssociative(token => token.IsSymbol("*") || token.IsSymbol("/") || token.IsSymbol("%") || token.Is("DIV"), ReadUnary);
 
         private SqlExpr ReadUnary()
         {

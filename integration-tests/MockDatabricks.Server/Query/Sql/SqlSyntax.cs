@@ -1,6 +1,3 @@
-using System.Collections.Generic;
-using MockDatabricks.Protocol.Data;
-
 namespace MockDatabricks.Server.Query.Sql
 {
     // The statements and expressions the mock reads (Spark SQL syntax), before names and types are resolved.

@@ -1,8 +1,3 @@
-using System;
-using System.Collections.Generic;
-using System.Linq;
-using MockDatabricks.Protocol.Data;
-
 namespace MockDatabricks.Server.Query.Sql
 {
     /// <summary>Spark's type coercion for the expressions the mock evaluates: wider common types and decimal result types.</summary>

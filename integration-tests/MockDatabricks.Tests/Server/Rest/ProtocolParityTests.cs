@@ -1,6 +1,4 @@
-using System.Globalization;
 using Apache.Arrow;
-using MockDatabricks.Testing.Rest;
 
 namespace MockDatabricks.Tests.Server.Rest
 {

@@ -1,8 +1,3 @@
-using System.Globalization;
-using System.Net;
-using System.Net.Http;
-using MockDatabricks.Testing.Rest;
-
 namespace MockDatabricks.Tests.Server.Rest
 {
     /// <summary>GET /api/2.0/sql/statements/{id}/result/chunks/{n}: any chunk in any order, fresh links, expiry and refresh.</summary>

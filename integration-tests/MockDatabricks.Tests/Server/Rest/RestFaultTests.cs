@@ -1,8 +1,4 @@
-using System.IO;
-using System.Net;
-using System.Net.Http;
 using Lz4Reference;
-using MockDatabricks.Testing.Rest;
 
 namespace MockDatabricks.Tests.Server.Rest
 {

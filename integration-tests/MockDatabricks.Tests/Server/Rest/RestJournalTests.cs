@@ -1,5 +1,3 @@
-using MockDatabricks.Testing.Rest;
-
 namespace MockDatabricks.Tests.Server.Rest
 {
     /// <summary>What /admin/journal shows of a REST query: its calls (kind "rest"), and its downloads under the statement id.</summary>

@@ -1,6 +1,3 @@
-using System.Text.Json;
-using MockDatabricks.Testing.Rest;
-
 namespace MockDatabricks.Tests.Server.Rest
 {
     /// <summary>

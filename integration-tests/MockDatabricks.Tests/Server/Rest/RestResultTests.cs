@@ -1,6 +1,4 @@
 using System.Buffers.Binary;
-using System.Globalization;
-using MockDatabricks.Testing.Rest;
 
 namespace MockDatabricks.Tests.Server.Rest
 {

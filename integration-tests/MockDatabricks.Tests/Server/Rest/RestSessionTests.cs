@@ -1,8 +1,3 @@
-using System.Net;
-using System.Net.Http;
-using System.Text.Json;
-using MockDatabricks.Testing.Rest;
-
 namespace MockDatabricks.Tests.Server.Rest
 {
     /// <summary>POST/DELETE /api/2.0/sql/sessions, statements without a session, and the bearer token.</summary>

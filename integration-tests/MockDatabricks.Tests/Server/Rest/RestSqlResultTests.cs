@@ -1,6 +1,3 @@
-using System.Text.Json;
-using MockDatabricks.Testing.Rest;
-
 namespace MockDatabricks.Tests.Server.Rest
 {
     /// <summary>Results of the statement planner's SQL over REST: sessions share its context, JSON_ARRAY has a form for every type.</summary>

@@ -1,8 +1,3 @@
-using System.Net;
-using System.Net.Http;
-using System.Text.Json;
-using MockDatabricks.Testing.Rest;
-
 namespace MockDatabricks.Tests.Server.Rest
 {
     /// <summary>A statement's life: wait_timeout and polling, on_wait_timeout, cancel, close, and what bad requests get.</summary>

@@ -1,5 +1,4 @@
 using Lz4Reference;
-using MockDatabricks.Testing.Rest;
 
 namespace MockDatabricks.Tests.Server.Rest
 {
