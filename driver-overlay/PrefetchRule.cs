@@ -43,13 +43,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// </remarks>
     internal sealed class PrefetchRule
     {
-        /// <summary>
-        /// Where a reader starts: one file ahead of the one it waits for. Upstream's three held a file more than a reader
-        /// needs wherever the reader is the bottleneck (over loopback, a partial read), and a network-bound reader
-        /// doubles 2, 4, 8 within the default budget where 3, 6 stopped at the budget (docs/decisions.md, "Where the
-        /// window starts").
-        /// </summary>
-        public const int InitialFiles = 2;
+        /// <summary>Where a reader starts: upstream's default number of parallel downloads.</summary>
+        public const int InitialFiles = 3;
 
         /// <summary>
         /// The most files ahead when the host set no bound (docs/decisions.md, "Adaptive prefetch"): adbc-drivers/databricks'

@@ -19,10 +19,10 @@ namespace DriverOverlay.Tests.Pipeline
         private long _now;
 
         [Fact]
-        public void StartsAtTwoFiles_OrTheHostsBoundWhenLower()
+        public void StartsAtUpstreamsThreeDownloads_OrTheHostsBoundWhenLower()
         {
-            Assert.Equal(2, new PrefetchRule(PrefetchRule.DefaultMaxFiles, 0).Limit);
-            Assert.Equal(1, new PrefetchRule(1, 0).Limit);
+            Assert.Equal(3, new PrefetchRule(PrefetchRule.DefaultMaxFiles, 0).Limit);
+            Assert.Equal(2, new PrefetchRule(2, 0).Limit);
             Assert.Throws<ArgumentOutOfRangeException>(() => new PrefetchRule(0, 0));
         }
 
@@ -31,10 +31,10 @@ namespace DriverOverlay.Tests.Pipeline
         {
             var rule = new PrefetchRule(16, 0);
 
-            Assert.True(rule.CanStart(inFlight: 1, waiting: 0));
-            Assert.True(rule.CanStart(inFlight: 0, waiting: 1));
-            Assert.False(rule.CanStart(inFlight: 2, waiting: 0));
-            Assert.False(rule.CanStart(inFlight: 1, waiting: 1));
+            Assert.True(rule.CanStart(inFlight: 2, waiting: 0));
+            Assert.True(rule.CanStart(inFlight: 0, waiting: 2));
+            Assert.False(rule.CanStart(inFlight: 3, waiting: 0));
+            Assert.False(rule.CanStart(inFlight: 1, waiting: 2));
         }
 
         [Fact]
@@ -42,6 +42,8 @@ namespace DriverOverlay.Tests.Pipeline
         {
             var rule = new PrefetchRule(16, 0);
 
+            Assert.True(Ready(rule, readyFiles: 3));
+            Assert.Equal(2, rule.Limit);
             Assert.True(Ready(rule, readyFiles: 2));
             Assert.Equal(1, rule.Limit);
             Assert.False(Ready(rule, readyFiles: 2)); // never below one file
@@ -55,21 +57,21 @@ namespace DriverOverlay.Tests.Pipeline
             var rule = new PrefetchRule(16, 0);
 
             Starved(rule);
-            Assert.False(Ready(rule, readyFiles: 2));
-            Assert.Equal(2, rule.Limit);
+            Assert.False(Ready(rule, readyFiles: 3));
+            Assert.Equal(3, rule.Limit);
 
             Assert.True(Ready(rule, readyFiles: 2)); // found waiting again without waiting: the reader is the bottleneck
-            Assert.Equal(1, rule.Limit);
+            Assert.Equal(2, rule.Limit);
         }
 
         [Fact]
         public void WhenTheReaderFindsExactlyItsFileWaiting_TheLimitHolds()
         {
             var rule = new PrefetchRule(16, 0);
-            MeasureWindow(rule, throughputStreams: 2);
+            MeasureWindow(rule, throughputStreams: 3);
 
             Assert.False(Ready(rule, readyFiles: 1));
-            Assert.Equal(2, rule.Limit);
+            Assert.Equal(3, rule.Limit);
         }
 
         [Fact]
@@ -85,51 +87,51 @@ namespace DriverOverlay.Tests.Pipeline
                 limits.Add(rule.Limit);
             }
 
-            Assert.Equal(new[] { 4, 8, 16, 16, 16 }, limits);
+            Assert.Equal(new[] { 6, 12, 16, 16, 16 }, limits);
         }
 
         [Fact]
         public void SharedLink_AStepThatBuysNothingIsUndone_ThenOneFileIsTriedAfterTheCooldown()
         {
             var rule = new PrefetchRule(16, 0);
-            MeasureWindow(rule, throughputStreams: 2);
+            MeasureWindow(rule, throughputStreams: 3);
             Starved(rule);
-            Assert.Equal(4, rule.Limit);
+            Assert.Equal(6, rule.Limit);
 
-            MeasureWindow(rule, throughputStreams: 2); // the link is full: twice the downloads, the same bytes per second
+            MeasureWindow(rule, throughputStreams: 3); // the link is full: twice the downloads, the same bytes per second
             Starved(rule);
-            Assert.Equal(2, rule.Limit);
+            Assert.Equal(3, rule.Limit);
 
             for (int window = 0; window < PrefetchRule.CooldownEpochs; window++)
             {
                 Starved(rule);
-                Assert.Equal(2, rule.Limit);
-                MeasureWindow(rule, throughputStreams: 2);
+                Assert.Equal(3, rule.Limit);
+                MeasureWindow(rule, throughputStreams: 3);
             }
 
             Starved(rule);
-            Assert.Equal(3, rule.Limit);
-            MeasureWindow(rule, throughputStreams: 2);
+            Assert.Equal(4, rule.Limit);
+            MeasureWindow(rule, throughputStreams: 3);
             Starved(rule);
-            Assert.Equal(2, rule.Limit);
+            Assert.Equal(3, rule.Limit);
         }
 
         [Theory]
-        [InlineData(1.49, 4)]
-        [InlineData(1.51, 16)] // not 1.50: the two rates are compared in floating point, exactly at the threshold
+        [InlineData(1.49, 6)]
+        [InlineData(1.50, 16)]
         public void AStepIsKeptWhenItBuysAtLeastHalfOfWhatItCould(double gain, int expected)
         {
             var rule = new PrefetchRule(16, 0);
-            MeasureWindow(rule, throughputStreams: 2);
+            MeasureWindow(rule, throughputStreams: 3);
             Starved(rule);
-            MeasureWindow(rule, throughputStreams: 4); // 2 -> 4 scaled fully
+            MeasureWindow(rule, throughputStreams: 6); // 3 -> 6 scaled fully
             Starved(rule);
-            Assert.Equal(8, rule.Limit);
+            Assert.Equal(12, rule.Limit);
 
-            MeasureWindow(rule, throughputStreams: 4 * gain);
+            MeasureWindow(rule, throughputStreams: 6 * gain);
             Starved(rule);
 
-            Assert.Equal(expected, rule.Limit); // kept: on to the bound; undone: back to 4
+            Assert.Equal(expected, rule.Limit); // kept: on to the bound; undone: back to 6
         }
 
         [Fact]
@@ -137,22 +139,23 @@ namespace DriverOverlay.Tests.Pipeline
         {
             var rule = new PrefetchRule(16, 0);
             Starved(rule);
-            Assert.Equal(2, rule.Limit);
+            Assert.Equal(3, rule.Limit);
 
             rule.DownloadCompleted(FileBytes, Advance(TicksPerFileOneStream));
-            Starved(rule); // one of the window's two files
-            Assert.Equal(2, rule.Limit);
+            rule.DownloadCompleted(FileBytes, Advance(TicksPerFileOneStream));
+            Starved(rule); // two of the window's three files
+            Assert.Equal(3, rule.Limit);
         }
 
         [Fact]
         public void NoStepWhenTheLimitIsNotWhatHoldsTheDownloadsBack()
         {
             var rule = new PrefetchRule(16, 0);
-            MeasureWindow(rule, throughputStreams: 2);
+            MeasureWindow(rule, throughputStreams: 3);
 
-            rule.ReaderAsked(ready: false, readyFiles: 0, ahead: 1, Advance(1)); // links or the budget keep it below 2
+            rule.ReaderAsked(ready: false, readyFiles: 0, ahead: 2, Advance(1)); // links or the budget keep it below 3
 
-            Assert.Equal(2, rule.Limit);
+            Assert.Equal(3, rule.Limit);
         }
 
         [Fact]
@@ -160,46 +163,43 @@ namespace DriverOverlay.Tests.Pipeline
         {
             var rule = new PrefetchRule(16, 0);
             rule.BudgetWaited();
-            MeasureWindow(rule, throughputStreams: 2);
+            MeasureWindow(rule, throughputStreams: 3);
             Starved(rule);
-            Assert.Equal(2, rule.Limit);
+            Assert.Equal(3, rule.Limit);
 
-            MeasureWindow(rule, throughputStreams: 2); // the next window without a budget wait
+            MeasureWindow(rule, throughputStreams: 3); // the next window without a budget wait
             Starved(rule);
-            Assert.Equal(4, rule.Limit);
+            Assert.Equal(6, rule.Limit);
         }
 
         [Fact]
         public void TheHostsBoundIsNeverExceeded()
         {
-            var rule = new PrefetchRule(3, 0); // doubling from 2 would pass it
+            var rule = new PrefetchRule(4, 0);
             for (int window = 0; window < 4; window++)
             {
                 MeasureWindow(rule, throughputStreams: rule.Limit);
                 Starved(rule);
-                Assert.True(rule.Limit <= 3);
+                Assert.True(rule.Limit <= 4);
             }
 
-            Assert.Equal(3, rule.Limit);
+            Assert.Equal(4, rule.Limit);
         }
 
         [Fact]
         public void AfterTheReaderWasTheBottleneck_AShortageStartsOverByDoubling()
         {
             var rule = new PrefetchRule(16, 0);
-            MeasureWindow(rule, throughputStreams: 2);
+            MeasureWindow(rule, throughputStreams: 3);
             Starved(rule);
-            MeasureWindow(rule, throughputStreams: 2);
+            MeasureWindow(rule, throughputStreams: 3);
             Starved(rule);
-            Assert.Equal(2, rule.Limit); // undone: from here one file at a time
+            Assert.Equal(3, rule.Limit); // undone: from here one file at a time
 
             Ready(rule, readyFiles: 1);
             Ready(rule, readyFiles: 2);
-            Assert.Equal(1, rule.Limit);
-            MeasureWindow(rule, throughputStreams: 1);
-            Starved(rule);
             Assert.Equal(2, rule.Limit);
-            MeasureWindow(rule, throughputStreams: 2); // scaled fully: doubling again, not one file at a time
+            MeasureWindow(rule, throughputStreams: 2);
             Starved(rule);
 
             Assert.Equal(4, rule.Limit);
