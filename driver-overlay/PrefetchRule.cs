@@ -28,7 +28,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// One number, <see cref="Limit"/>: a download starts only while the files ahead of the reader are fewer. When the
     /// reader is the bottleneck it finds files waiting when it asks; each time it finds another besides the one it takes,
     /// without having waited for the file before (downloads that ended together while it waited are no sign), the limit
-    /// drops by one, so it settles at about one file ahead (downloads throttled to the reader's pace). When the
+    /// drops by one, so it settles at about one file ahead (downloads throttled to the reader's pace), and the limit it
+    /// dropped from becomes a ceiling: later growth stops there, and only a wait at the ceiling itself lifts it. When the
     /// downloads are the bottleneck the reader finds its next file still downloading; then, if the limit is what holds the
     /// downloads back, the limit grows, doubling at first, as long as each step raised the aggregate throughput measured
     /// over a window of completed downloads by at least half of what the step could give (twice the downloads, at least
@@ -43,8 +44,13 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
     /// </remarks>
     internal sealed class PrefetchRule
     {
-        /// <summary>Where a reader starts: upstream's default number of parallel downloads.</summary>
-        public const int InitialFiles = 3;
+        /// <summary>
+        /// Where a reader starts: one file ahead of the one it waits for. Upstream's three held a file more than a reader
+        /// needs wherever the reader is the bottleneck (over loopback, a partial read), and a network-bound reader
+        /// doubles 2, 4, 8 within the default budget where 3, 6 stopped at the budget (docs/decisions.md, "Where the
+        /// window starts").
+        /// </summary>
+        public const int InitialFiles = 2;
 
         /// <summary>
         /// The most files ahead when the host set no bound (docs/decisions.md, "Adaptive prefetch"): adbc-drivers/databricks'
@@ -70,6 +76,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         private double _baselineThroughput;
 
         private bool _oneAtATime;
+
+        // The limit at which the reader last found a file to spare (0: none since it last waited there). Over loopback the
+        // reader waits now and then at one file ahead and finds a file to spare at two, and a step's first window counts
+        // the downloads started before it, so it looks faster than it is: without the ceiling those waits doubled the
+        // limit past two (docs/decisions.md, "Where the window starts").
+        private int _readerBoundAt;
 
         // The reader waited for the file it took before: files it then finds waiting completed while it waited (downloads
         // started together end together on a network-bound read), which says nothing of the reader being the bottleneck.
@@ -140,6 +152,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 {
                     // The reader is the bottleneck: one file more than it needs was waiting. Whatever was learnt about the
                     // network holds for another phase; a later shortage starts over from this limit.
+                    _readerBoundAt = Limit;
                     Limit--;
                     _baselineLimit = 0;
                     _oneAtATime = false;
@@ -149,7 +162,12 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             else if (ahead >= Limit && _measured.HasValue && !_measuredBudgetBound)
             {
                 // The reader waits and the limit is what holds the downloads back (not missing links, not the budget).
-                if (_baselineLimit > 0)
+                if (_readerBoundAt > 0 && Limit >= _readerBoundAt)
+                {
+                    // It once had a file to spare at this limit: one wait lifts the ceiling, the next may grow past it.
+                    _readerBoundAt = 0;
+                }
+                else if (_baselineLimit > 0)
                 {
                     JudgeStep();
                 }
@@ -196,7 +214,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             _baselineLimit = Limit;
             _baselineThroughput = _measured!.Value;
-            Limit = Math.Min(MaxFiles, _oneAtATime ? Limit + 1 : Limit * 2);
+            int wanted = _oneAtATime ? Limit + 1 : Limit * 2;
+            Limit = Math.Min(_readerBoundAt > 0 ? _readerBoundAt : MaxFiles, wanted); // a ceiling is a limit: never above MaxFiles
         }
 
         private void StartEpoch(long timestamp)

@@ -21,20 +21,20 @@ namespace DriverOverlay.Tests.Pipeline
             using DatabricksMemoryLease lease = CreateScope();
             using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
             using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
-            object[] files = { "file 0", "file 1", "file 2", "file 3" };
-            for (int i = 0; i < 3; i++)
+            object[] files = { "file 0", "file 1", "file 2" };
+            for (int i = 0; i < 2; i++)
             {
                 await prefetch.StartAsync(files[i], MiB, CancellationToken.None);
             }
 
-            Task fourth = prefetch.StartAsync(files[3], MiB, CancellationToken.None);
+            Task third = prefetch.StartAsync(files[2], MiB, CancellationToken.None);
             prefetch.Ended(files[0], completed: true); // downloaded, still ahead of the reader
-            Assert.Equal((3, 2, 1), (prefetch.Limit, prefetch.InFlight, prefetch.Waiting));
-            Assert.False(fourth.IsCompleted, "a fourth file started while three were ahead of the reader");
+            Assert.Equal((2, 1, 1), (prefetch.Limit, prefetch.InFlight, prefetch.Waiting));
+            Assert.False(third.IsCompleted, "a third file started while two were ahead of the reader");
 
             prefetch.Taken(files[0], ready: true);
-            await fourth.WaitAsync(Liveness);
-            Assert.Equal((3, 0), (prefetch.InFlight, prefetch.Waiting));
+            await third.WaitAsync(Liveness);
+            Assert.Equal((2, 0), (prefetch.InFlight, prefetch.Waiting));
         }
 
         [Fact]
@@ -44,21 +44,20 @@ namespace DriverOverlay.Tests.Pipeline
             using MemoryBudgetAccount account = lease.Scope.Budget.OpenAccount(200 * MiB);
             using AdaptivePrefetch prefetch = NewPrefetch(lease.Scope, account);
             var files = new List<object>();
-            for (int i = 0; i < 3; i++)
+            for (int i = 0; i < 2; i++)
             {
                 files.Add($"file {i}");
                 await prefetch.StartAsync(files[i], MiB, CancellationToken.None);
                 prefetch.Ended(files[i], completed: true);
             }
 
-            prefetch.Taken(files[0], ready: true); // three were waiting
-            prefetch.Taken(files[1], ready: true); // two were waiting
+            prefetch.Taken(files[0], ready: true); // two were waiting
 
             Assert.Equal(1, prefetch.Limit);
             Assert.Equal(1, prefetch.Waiting);
-            Task next = prefetch.StartAsync("file 3", MiB, CancellationToken.None);
+            Task next = prefetch.StartAsync("file 2", MiB, CancellationToken.None);
             Assert.False(next.IsCompleted, "a download started while a file waited and the window is one");
-            prefetch.Taken(files[2], ready: true);
+            prefetch.Taken(files[1], ready: true);
             await next.WaitAsync(Liveness);
         }
 
@@ -76,7 +75,7 @@ namespace DriverOverlay.Tests.Pipeline
 
             Assert.Equal(1, metrics.Sum(scope, DatabricksMemoryMetricNames.PrefetchInFlight));
             Assert.Equal(1, metrics.Sum(scope, DatabricksMemoryMetricNames.PrefetchWaiting));
-            Assert.Equal(3, metrics.Sum(scope, DatabricksMemoryMetricNames.PrefetchWindow));
+            Assert.Equal(2, metrics.Sum(scope, DatabricksMemoryMetricNames.PrefetchWindow));
 
             prefetch.Dispose();
             prefetch.Dispose();

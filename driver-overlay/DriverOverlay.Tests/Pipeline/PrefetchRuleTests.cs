@@ -19,10 +19,10 @@ namespace DriverOverlay.Tests.Pipeline
         private long _now;
 
         [Fact]
-        public void StartsAtUpstreamsThreeDownloads_OrTheHostsBoundWhenLower()
+        public void StartsAtTwoFiles_OrTheHostsBoundWhenLower()
         {
-            Assert.Equal(3, new PrefetchRule(PrefetchRule.DefaultMaxFiles, 0).Limit);
-            Assert.Equal(2, new PrefetchRule(2, 0).Limit);
+            Assert.Equal(2, new PrefetchRule(PrefetchRule.DefaultMaxFiles, 0).Limit);
+            Assert.Equal(1, new PrefetchRule(1, 0).Limit);
             Assert.Throws<ArgumentOutOfRangeException>(() => new PrefetchRule(0, 0));
         }
 
@@ -31,10 +31,10 @@ namespace DriverOverlay.Tests.Pipeline
         {
             var rule = new PrefetchRule(16, 0);
 
-            Assert.True(rule.CanStart(inFlight: 2, waiting: 0));
-            Assert.True(rule.CanStart(inFlight: 0, waiting: 2));
-            Assert.False(rule.CanStart(inFlight: 3, waiting: 0));
-            Assert.False(rule.CanStart(inFlight: 1, waiting: 2));
+            Assert.True(rule.CanStart(inFlight: 1, waiting: 0));
+            Assert.True(rule.CanStart(inFlight: 0, waiting: 1));
+            Assert.False(rule.CanStart(inFlight: 2, waiting: 0));
+            Assert.False(rule.CanStart(inFlight: 1, waiting: 1));
         }
 
         [Fact]
@@ -42,8 +42,6 @@ namespace DriverOverlay.Tests.Pipeline
         {
             var rule = new PrefetchRule(16, 0);
 
-            Assert.True(Ready(rule, readyFiles: 3));
-            Assert.Equal(2, rule.Limit);
             Assert.True(Ready(rule, readyFiles: 2));
             Assert.Equal(1, rule.Limit);
             Assert.False(Ready(rule, readyFiles: 2)); // never below one file
@@ -57,21 +55,21 @@ namespace DriverOverlay.Tests.Pipeline
             var rule = new PrefetchRule(16, 0);
 
             Starved(rule);
-            Assert.False(Ready(rule, readyFiles: 3));
-            Assert.Equal(3, rule.Limit);
+            Assert.False(Ready(rule, readyFiles: 2));
+            Assert.Equal(2, rule.Limit);
 
             Assert.True(Ready(rule, readyFiles: 2)); // found waiting again without waiting: the reader is the bottleneck
-            Assert.Equal(2, rule.Limit);
+            Assert.Equal(1, rule.Limit);
         }
 
         [Fact]
         public void WhenTheReaderFindsExactlyItsFileWaiting_TheLimitHolds()
         {
             var rule = new PrefetchRule(16, 0);
-            MeasureWindow(rule, throughputStreams: 3);
+            MeasureWindow(rule, throughputStreams: 2);
 
             Assert.False(Ready(rule, readyFiles: 1));
-            Assert.Equal(3, rule.Limit);
+            Assert.Equal(2, rule.Limit);
         }
 
         [Fact]
@@ -87,51 +85,51 @@ namespace DriverOverlay.Tests.Pipeline
                 limits.Add(rule.Limit);
             }
 
-            Assert.Equal(new[] { 6, 12, 16, 16, 16 }, limits);
+            Assert.Equal(new[] { 4, 8, 16, 16, 16 }, limits);
         }
 
         [Fact]
         public void SharedLink_AStepThatBuysNothingIsUndone_ThenOneFileIsTriedAfterTheCooldown()
         {
             var rule = new PrefetchRule(16, 0);
-            MeasureWindow(rule, throughputStreams: 3);
+            MeasureWindow(rule, throughputStreams: 2);
             Starved(rule);
-            Assert.Equal(6, rule.Limit);
+            Assert.Equal(4, rule.Limit);
 
-            MeasureWindow(rule, throughputStreams: 3); // the link is full: twice the downloads, the same bytes per second
+            MeasureWindow(rule, throughputStreams: 2); // the link is full: twice the downloads, the same bytes per second
             Starved(rule);
-            Assert.Equal(3, rule.Limit);
+            Assert.Equal(2, rule.Limit);
 
             for (int window = 0; window < PrefetchRule.CooldownEpochs; window++)
             {
                 Starved(rule);
-                Assert.Equal(3, rule.Limit);
-                MeasureWindow(rule, throughputStreams: 3);
+                Assert.Equal(2, rule.Limit);
+                MeasureWindow(rule, throughputStreams: 2);
             }
 
             Starved(rule);
-            Assert.Equal(4, rule.Limit);
-            MeasureWindow(rule, throughputStreams: 3);
-            Starved(rule);
             Assert.Equal(3, rule.Limit);
+            MeasureWindow(rule, throughputStreams: 2);
+            Starved(rule);
+            Assert.Equal(2, rule.Limit);
         }
 
         [Theory]
-        [InlineData(1.49, 6)]
-        [InlineData(1.50, 16)]
+        [InlineData(1.49, 4)]
+        [InlineData(1.51, 16)] // not 1.50: the two rates are compared in floating point, exactly at the threshold
         public void AStepIsKeptWhenItBuysAtLeastHalfOfWhatItCould(double gain, int expected)
         {
             var rule = new PrefetchRule(16, 0);
-            MeasureWindow(rule, throughputStreams: 3);
+            MeasureWindow(rule, throughputStreams: 2);
             Starved(rule);
-            MeasureWindow(rule, throughputStreams: 6); // 3 -> 6 scaled fully
+            MeasureWindow(rule, throughputStreams: 4); // 2 -> 4 scaled fully
             Starved(rule);
-            Assert.Equal(12, rule.Limit);
+            Assert.Equal(8, rule.Limit);
 
-            MeasureWindow(rule, throughputStreams: 6 * gain);
+            MeasureWindow(rule, throughputStreams: 4 * gain);
             Starved(rule);
 
-            Assert.Equal(expected, rule.Limit); // kept: on to the bound; undone: back to 6
+            Assert.Equal(expected, rule.Limit); // kept: on to the bound; undone: back to 4
         }
 
         [Fact]
@@ -139,23 +137,22 @@ namespace DriverOverlay.Tests.Pipeline
         {
             var rule = new PrefetchRule(16, 0);
             Starved(rule);
-            Assert.Equal(3, rule.Limit);
+            Assert.Equal(2, rule.Limit);
 
             rule.DownloadCompleted(FileBytes, Advance(TicksPerFileOneStream));
-            rule.DownloadCompleted(FileBytes, Advance(TicksPerFileOneStream));
-            Starved(rule); // two of the window's three files
-            Assert.Equal(3, rule.Limit);
+            Starved(rule); // one of the window's two files
+            Assert.Equal(2, rule.Limit);
         }
 
         [Fact]
         public void NoStepWhenTheLimitIsNotWhatHoldsTheDownloadsBack()
         {
             var rule = new PrefetchRule(16, 0);
-            MeasureWindow(rule, throughputStreams: 3);
+            MeasureWindow(rule, throughputStreams: 2);
 
-            rule.ReaderAsked(ready: false, readyFiles: 0, ahead: 2, Advance(1)); // links or the budget keep it below 3
+            rule.ReaderAsked(ready: false, readyFiles: 0, ahead: 1, Advance(1)); // links or the budget keep it below 2
 
-            Assert.Equal(3, rule.Limit);
+            Assert.Equal(2, rule.Limit);
         }
 
         [Fact]
@@ -163,43 +160,91 @@ namespace DriverOverlay.Tests.Pipeline
         {
             var rule = new PrefetchRule(16, 0);
             rule.BudgetWaited();
-            MeasureWindow(rule, throughputStreams: 3);
+            MeasureWindow(rule, throughputStreams: 2);
             Starved(rule);
-            Assert.Equal(3, rule.Limit);
+            Assert.Equal(2, rule.Limit);
 
-            MeasureWindow(rule, throughputStreams: 3); // the next window without a budget wait
+            MeasureWindow(rule, throughputStreams: 2); // the next window without a budget wait
             Starved(rule);
-            Assert.Equal(6, rule.Limit);
+            Assert.Equal(4, rule.Limit);
         }
 
         [Fact]
         public void TheHostsBoundIsNeverExceeded()
         {
-            var rule = new PrefetchRule(4, 0);
+            var rule = new PrefetchRule(3, 0); // doubling from 2 would pass it
             for (int window = 0; window < 4; window++)
             {
                 MeasureWindow(rule, throughputStreams: rule.Limit);
                 Starved(rule);
-                Assert.True(rule.Limit <= 4);
+                Assert.True(rule.Limit <= 3);
             }
 
-            Assert.Equal(4, rule.Limit);
+            Assert.Equal(3, rule.Limit);
         }
 
         [Fact]
         public void AfterTheReaderWasTheBottleneck_AShortageStartsOverByDoubling()
         {
             var rule = new PrefetchRule(16, 0);
-            MeasureWindow(rule, throughputStreams: 3);
+            MeasureWindow(rule, throughputStreams: 2);
             Starved(rule);
-            MeasureWindow(rule, throughputStreams: 3);
+            MeasureWindow(rule, throughputStreams: 2);
             Starved(rule);
-            Assert.Equal(3, rule.Limit); // undone: from here one file at a time
+            Assert.Equal(2, rule.Limit); // undone: from here one file at a time
 
             Ready(rule, readyFiles: 1);
             Ready(rule, readyFiles: 2);
+            Assert.Equal(1, rule.Limit);
+            MeasureWindow(rule, throughputStreams: 1);
+            Starved(rule);
+            Assert.Equal(2, rule.Limit);
+            MeasureWindow(rule, throughputStreams: 2); // scaled fully
+            Starved(rule); // at the limit it narrowed from: lifts that ceiling only
+            Assert.Equal(2, rule.Limit);
+            Starved(rule);
+
+            Assert.Equal(4, rule.Limit); // doubling again, not one file at a time
+        }
+
+        [Fact]
+        public void AReaderThatHadAFileToSpare_DoesNotGrowPastThatLimitOnAWaitNowAndThen()
+        {
+            // Over loopback: at one file ahead the reader waits now and then, at two it finds a file to spare, and a step's
+            // first window, which counts the downloads started before the step, looks several times faster than the last.
+            var rule = new PrefetchRule(16, 0);
+            var limits = new List<int>();
+            for (int cycle = 0; cycle < 4; cycle++)
+            {
+                Ready(rule, readyFiles: 2);
+                limits.Add(rule.Limit);
+                MeasureWindow(rule, throughputStreams: 1);
+                Starved(rule);
+                limits.Add(rule.Limit);
+                MeasureWindow(rule, throughputStreams: 6);
+                Starved(rule); // a wait at the ceiling: lifts it
+                limits.Add(rule.Limit);
+                Ready(rule, readyFiles: 1); // the wait's file
+            }
+
+            Assert.Equal(new[] { 1, 2, 2, 1, 2, 2, 1, 2, 2, 1, 2, 2 }, limits);
+        }
+
+        [Fact]
+        public void AReaderThatWaitsTwiceAtItsCeiling_GrowsPastIt()
+        {
+            // The link became the bound (another query's downloads, a slower network): waits at the ceiling with no file
+            // to spare in between.
+            var rule = new PrefetchRule(16, 0);
+            Ready(rule, readyFiles: 2);
+            Assert.Equal(1, rule.Limit);
+            MeasureWindow(rule, throughputStreams: 1);
+            Starved(rule);
             Assert.Equal(2, rule.Limit);
             MeasureWindow(rule, throughputStreams: 2);
+            Starved(rule);
+            Assert.Equal(2, rule.Limit);
+            Ready(rule, readyFiles: 1);
             Starved(rule);
 
             Assert.Equal(4, rule.Limit);
