@@ -202,7 +202,8 @@ namespace DriverOverlay.Tests.Pipeline
             MeasureWindow(rule, throughputStreams: 2); // scaled fully
             Starved(rule); // at the limit it narrowed from: lifts that ceiling only
             Assert.Equal(2, rule.Limit);
-            Starved(rule);
+            Ready(rule, readyFiles: 1); // the wait's file, no file to spare: the ceiling stays lifted
+            Starved(rule); // the second wait at the old ceiling: the link, not the reader, is the bound now
 
             Assert.Equal(4, rule.Limit); // doubling again, not one file at a time
         }
@@ -228,26 +229,6 @@ namespace DriverOverlay.Tests.Pipeline
             }
 
             Assert.Equal(new[] { 1, 2, 2, 1, 2, 2, 1, 2, 2, 1, 2, 2 }, limits);
-        }
-
-        [Fact]
-        public void AReaderThatWaitsTwiceAtItsCeiling_GrowsPastIt()
-        {
-            // The link became the bound (another query's downloads, a slower network): waits at the ceiling with no file
-            // to spare in between.
-            var rule = new PrefetchRule(16, 0);
-            Ready(rule, readyFiles: 2);
-            Assert.Equal(1, rule.Limit);
-            MeasureWindow(rule, throughputStreams: 1);
-            Starved(rule);
-            Assert.Equal(2, rule.Limit);
-            MeasureWindow(rule, throughputStreams: 2);
-            Starved(rule);
-            Assert.Equal(2, rule.Limit);
-            Ready(rule, readyFiles: 1);
-            Starved(rule);
-
-            Assert.Equal(4, rule.Limit);
         }
 
         /// <summary>The reader found its file downloaded, with <paramref name="readyFiles"/> ready in all.</summary>
