@@ -39,6 +39,19 @@ namespace MockDatabricks.Server.Network
                     await Task.Delay(turn, aborted).ConfigureAwait(false);
                 }
 
+                if (fileBytesPerSecond is long rate)
+                {
+                    // A slice goes out when the file's rate has carried it, not before: so the last byte leaves at the
+                    // file's due time and the response ends with it. Waiting after each slice instead held the connection
+                    // a slice's time after the last byte, and the client's next request on that connection (a keep-alive
+                    // reuse) reached the handler that much later than it was sent.
+                    TimeSpan due = TimeSpan.FromSeconds((offset + count) / (double)rate);
+                    if (due > clock.Elapsed)
+                    {
+                        await Task.Delay(due - clock.Elapsed, aborted).ConfigureAwait(false);
+                    }
+                }
+
                 await response.Body.WriteAsync(bytes.Slice(offset, count), aborted).ConfigureAwait(false);
                 if (Paced)
                 {
@@ -47,14 +60,6 @@ namespace MockDatabricks.Server.Network
                 }
 
                 transfer.Add(count);
-                if (fileBytesPerSecond is long rate)
-                {
-                    TimeSpan due = TimeSpan.FromSeconds((offset + count) / (double)rate);
-                    if (due > clock.Elapsed)
-                    {
-                        await Task.Delay(due - clock.Elapsed, aborted).ConfigureAwait(false);
-                    }
-                }
             }
         }
     }
