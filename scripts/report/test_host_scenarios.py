@@ -1,0 +1,50 @@
+#!/usr/bin/python3
+"""scripts/report/host_scenarios.py: the small-budget scenario's bound on what the database's budget had in use.
+
+    test_host_scenarios.py [--trx FILE]     (run by scripts/test)
+"""
+import sys
+import unittest
+
+import host_scenarios
+import unittest_trx
+
+MIB = 1024 * 1024
+# tag 21's concurrent-16-on-1 (2026-11-29): a 32 MiB budget, the largest of the sixteen readers' files 8,574,411 bytes.
+LIMIT, LARGEST = 32 * MIB, 8_574_411
+# 32 MiB + 16 x (8,574,411 + 2 x 4,194,304) bytes, worked out by hand.
+BOUND = 304_962_736
+
+
+def run(peak_in_use):
+    return {"driver": "patched", "scenario": host_scenarios.SMALL_BUDGET, "workload": "concurrent", "rows": 718_750,
+            "expectedRows": 718_750, "errors": [], "rowsVerified": True, "valueErrors": 0, "wallSeconds": 4.0,
+            "peakWorkingSetBytes": 400 * MIB, "peakWorkingSetAboveBeforeOpenBytes": 300 * MIB,
+            "concurrent": {"largestFileBytes": LARGEST},
+            "overlayMetrics": {"inUseBytes": 0, "retainedBytes": 0,
+                               "budget": {"limitBytes": LIMIT, "peakInUseBytes": peak_in_use}}}
+
+
+class SmallBudgetBound(unittest_trx.RunFilesCase):
+    def bound_target(self, peaks):
+        self.write([run(peak) for peak in peaks], self.dir / "host")
+        _, targets, _ = host_scenarios.section(self.dir / "host", self.dir / "report")
+        [target] = [t for t in targets if "budget in use within" in t["name"]]
+        return target
+
+    def test_the_bound_is_the_budget_plus_a_file_and_two_decode_blocks_per_reader(self):
+        self.assertEqual(BOUND, host_scenarios.budget_bound(LIMIT, LARGEST, readers=16))
+
+    def test_a_reader_holding_its_block_decoded_ahead_stays_within(self):
+        # 245,390,156 bytes: the highest of verify's second run on tag 21, over the one-block bound of 2026-11-28.
+        target = self.bound_target([211_829_878, 245_390_156, BOUND])
+        self.assertTrue(target["met"], target)
+        self.assertIn("bound 290.8 MB", target["measured"])
+
+    def test_one_run_past_the_bound_misses(self):
+        target = self.bound_target([211_829_878, BOUND + 1, 241_161_075])
+        self.assertFalse(target["met"], target)
+
+
+if __name__ == "__main__":
+    sys.exit(unittest_trx.main(sys.modules[__name__], "host-scenarios", sys.argv[1:]))
