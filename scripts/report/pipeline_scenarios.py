@@ -121,4 +121,18 @@ def targets(s):
     wall_target(s, SHARED_LINK, "stock", LIMITS["sharedLinkWallTimeVsStock"], "stock",
                 "; ".join(filter(None, (in_flight(s, SHARED_LINK), link_floor(s)))))
     s.ratio_target(f"{SHARED_LINK}: peak working set above before open no higher than over loopback ({LOOPBACK}, patched)",
-                   ("patched", SHARED_LINK, PEAK_ABOVE), ("patched", LOOPBACK, PEAK_ABOVE), LIMITS["sharedLinkPeakAboveBeforeOpenVsLoopback"])
+                   ("patched", SHARED_LINK, PEAK_ABOVE), ("patched", LOOPBACK, PEAK_ABOVE), LIMITS["sharedLinkPeakAboveBeforeOpenVsLoopback"],
+                   cause=window_and_budget(s))
+
+
+def window_and_budget(s):
+    """What the patched driver held over the shared link and over loopback, by its meter: a wider window holds more files."""
+    window = meter_peak(meter_instrument("Window"))
+    windows = [s.med("patched", scenario, window) for scenario in (SHARED_LINK, LOOPBACK)]
+    budgets = [s.med("patched", scenario, "overlayMetrics.budget.peakInUseBytes") for scenario in (SHARED_LINK, LOOPBACK)]
+    parts = []
+    if None not in windows:
+        parts.append(f"the window reached {windows[0]:.0f} files over the link and {windows[1]:.0f} over loopback")
+    if None not in budgets:
+        parts.append(f"the budget's peak in use {fmt(budgets[0], 'MB')} vs {fmt(budgets[1], 'MB')}")
+    return "; ".join(parts) or None
