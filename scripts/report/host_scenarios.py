@@ -255,7 +255,7 @@ def wide(s):
 def section(results_dir, output_dir):
     groups = core.group(core.load(results_dir))
     s = Section(groups)
-    s.lines += ["## Host scenarios: what a Power BI host does (issue 16)", "",
+    s.lines += ["## Host scenarios: what a Power BI host does", "",
                 "Each scenario in its own probe process per run, stock and patched interleaved; medians. \"Above before "
                 "open\" is the peak working set minus the working set just before the scenario opened its first database "
                 "(the runtime, the warm-up and the probe, alike for both drivers).", ""]

@@ -119,7 +119,7 @@ def section(results_dir, build_notes=None):
         s.side_by_side((ONE_QUERY, FOUR_ON_ONE), CONCURRENT_METRICS)
         s.runs_line((ONE_QUERY, FOUR_ON_ONE))
     targets(s)
-    s.lines += ["### Targets on Mono (issue 33)", ""] + core.target_rows(s.targets)
+    s.lines += ["### Targets on Mono", ""] + core.target_rows(s.targets)
     s.lines += ["", "Goals: a miss is reported, it does not change verify's exit status (Mono is a stand-in).", ""]
     s.lines += ["### What Mono cannot measure", ""] + [f"- {line}" for line in NOT_MEASURED] + [""]
     s.lines += ["### What Mono cannot tell about .NET Framework", ""] + [f"- {line}" for line in NOT_TOLD] + [""]

@@ -54,7 +54,7 @@ def contention_cores(run):
 
 
 def section(s):
-    s.lines += ["### Consumer and network (issue 34)", "",
+    s.lines += ["### Consumer and network", "",
                 "One query each, where the consumer or the network is the bottleneck. `consumer-heavy`: a quarter of the "
                 "rows, every value converted and checked, as a Power BI mashup engine converts every value; "
                 "`consumer-heavy-contended`: the same while another process keeps one core busy (a shell loop, its CPU "

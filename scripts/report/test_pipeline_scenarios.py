@@ -55,7 +55,7 @@ class PipelineSection(unittest_trx.RunFilesCase):
     def test_three_drivers_side_by_side_with_both_ratios(self):
         text, _, failures = self.section(scenario_runs())
         self.assertEqual([], failures)
-        self.assertIn("### Consumer and network (issue 34)", text)
+        self.assertIn("### Consumer and network", text)
         self.assertIn("| consumer-heavy: Wall time | 2.40 s | n/a | 1.80 s | 0.75 |  |", text)
         self.assertIn("| network-per-stream: Wall time | 10.00 s | 2.50 s | 9.00 s | 0.90 | 3.60 |", text)
         self.assertIn("| network-per-stream: Peak working set above before open | 200.0 MB | 450.0 MB | 60.0 MB | 0.30 | 0.13 |", text)
