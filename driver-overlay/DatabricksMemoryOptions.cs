@@ -51,11 +51,13 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         public const int DefaultBudgetMb = 48;
 
         /// <summary>
-        /// Free bytes the LZ4 buffer pool may keep for reuse. Default: the budget (<see cref="BudgetMbKey"/>). What the
-        /// readers of a database hold in use is bounded by it, so a pool that may keep as much takes every returned
-        /// array back for the next file instead of dropping it and allocating another (four readers on one scope with a
-        /// fixed 128 MiB cap allocated 856-1,120 MiB of arrays where four scopes allocated 560-576 MiB). An idle database
-        /// gives it back after the idle trim period.
+        /// Free bytes the LZ4 buffer pool may keep for reuse. Default: twice the budget (<see cref="BudgetMbKey"/>). What
+        /// the readers of a database hold in use is the budget plus, per reader, at most the file it waits for and two
+        /// decode blocks; a pool that may keep as much takes every returned array back for the next file instead of
+        /// dropping it and allocating another on the large object heap (four readers on the default budget had up to
+        /// 89 MiB of it in use: with the budget as the cap they allocated 128-156 MiB of arrays and peaked at 3.1x one
+        /// query's working set, with twice the budget 102-106 MiB and 2.5x; docs/decisions.md). One reader never has
+        /// that much free. An idle database gives it back after the idle trim period.
         /// </summary>
         public const string BufferPoolMaxRetainedMbKey = "adbc.databricks.memory.buffer_pool_max_retained_mb";
 
@@ -116,10 +118,10 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
         public long BudgetBytes { get; private set; } = DefaultBudgetBytes();
 
-        /// <summary>The LZ4 pool's retained cap: as set, or the budget.</summary>
+        /// <summary>The LZ4 pool's retained cap: as set, or twice the budget.</summary>
         public long BufferPoolMaxRetainedBytes
         {
-            get => _bufferPoolMaxRetainedBytes ?? BudgetBytes;
+            get => _bufferPoolMaxRetainedBytes ?? 2 * BudgetBytes;
             private set => _bufferPoolMaxRetainedBytes = value;
         }
 

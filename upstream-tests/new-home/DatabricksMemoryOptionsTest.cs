@@ -73,7 +73,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             {
                 Assert.True(options.PoolingEnabled);
                 Assert.Equal(48L * MiB, options.BudgetBytes);
-                Assert.Equal(options.BudgetBytes, options.BufferPoolMaxRetainedBytes);
+                Assert.Equal(96L * MiB, options.BufferPoolMaxRetainedBytes);
                 Assert.Equal(32 * MiB, options.BufferPoolMaxArrayLength);
                 Assert.Equal(TimeSpan.FromSeconds(60), options.BufferPoolIdleTrimPeriod);
                 Assert.True(options.ArrowBatchesPooled);
@@ -105,7 +105,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         }
 
         [Fact]
-        public void FromProperties_Budget_IsReadAndTheLz4PoolKeepsAsMuchUnlessToldOtherwise()
+        public void FromProperties_Budget_IsReadAndTheLz4PoolKeepsTwiceAsMuchUnlessToldOtherwise()
         {
             // Act
             DatabricksMemoryOptions budgetOnly = ParseOptions((Budget, "40"));
@@ -113,7 +113,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
 
             // Assert
             Assert.Equal(40L * MiB, budgetOnly.BudgetBytes);
-            Assert.Equal(40L * MiB, budgetOnly.BufferPoolMaxRetainedBytes);
+            Assert.Equal(80L * MiB, budgetOnly.BufferPoolMaxRetainedBytes);
             Assert.Equal(40L * MiB, both.BudgetBytes);
             Assert.Equal(10L * MiB, both.BufferPoolMaxRetainedBytes);
             Assert.Contains("from 1 to", Assert.Throws<ArgumentException>(() => ParseOptions((Budget, "0"))).Message);

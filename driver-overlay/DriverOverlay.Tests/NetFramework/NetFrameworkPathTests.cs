@@ -28,7 +28,7 @@ namespace DriverOverlay.Tests
 
             Assert.Equal(48L * MiB, DatabricksMemoryOptions.DefaultBudgetBytes());
             Assert.Equal(48L * MiB, options.BudgetBytes);
-            Assert.Equal(options.BudgetBytes, options.BufferPoolMaxRetainedBytes);
+            Assert.Equal(96L * MiB, options.BufferPoolMaxRetainedBytes);
             Assert.Equal(48L * MiB, lease.Scope.Budget.Limit);
         }
 
