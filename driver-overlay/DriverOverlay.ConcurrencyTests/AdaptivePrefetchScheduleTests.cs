@@ -55,15 +55,25 @@ namespace DriverOverlay.ConcurrencyTests
             RuntimeHelpers.RunClassConstructor(typeof(DatabricksMemoryScope).TypeHandle);
         }
 
-        [Fact]
-        public void AReaderAndItsDownloadsOnABudgetSmallerThanTheFilesAhead_GetEveryFileAndGiveEverythingBack()
-        {
+        /// <summary>
+        /// Runs a whole-pipeline test for <see cref="PipelineSchedules"/> schedules, each with a fresh budget, Coyote's
+        /// choices and a scope without timers.
+        /// </summary>
+        private void RunPipelineSchedules(Func<MemoryBudget, Microsoft.Coyote.Random.Generator, DatabricksMemoryScope, Task> test) =>
             SystematicTest.Run(async () =>
             {
                 MemoryBudget budget = new MemoryBudget(BudgetLimit);
                 Microsoft.Coyote.Random.Generator choose = Microsoft.Coyote.Random.Generator.Create();
-                using DatabricksMemoryLease scope = ScopeWithoutTimers();
-                ReaderPipeline reader = new ReaderPipeline(scope.Scope, budget, choose, files: 5, readers: 1);
+                using DatabricksMemoryLease lease = ScopeWithoutTimers();
+                await test(budget, choose, lease.Scope);
+            }, _output, PipelineSchedules);
+
+        [Fact]
+        public void AReaderAndItsDownloadsOnABudgetSmallerThanTheFilesAhead_GetEveryFileAndGiveEverythingBack()
+        {
+            RunPipelineSchedules(async (budget, choose, scope) =>
+            {
+                ReaderPipeline reader = new ReaderPipeline(scope, budget, choose, files: 5, readers: 1);
 
                 await reader.RunAsync(readFiles: 5);
 
@@ -71,36 +81,30 @@ namespace DriverOverlay.ConcurrencyTests
                 Specification.Assert(reader.Prefetch.InFlight == 0 && reader.Prefetch.Waiting == 0, "files still counted after every file was taken");
                 reader.Dispose();
                 AllGivenBack(budget);
-            }, _output, PipelineSchedules);
+            });
         }
 
         [Fact]
         public void AReaderDisposedMidResult_AsItsDownloadsChargeAndComplete_LeavesNothingChargedOrWaiting()
         {
-            SystematicTest.Run(async () =>
+            RunPipelineSchedules(async (budget, choose, scope) =>
             {
-                MemoryBudget budget = new MemoryBudget(BudgetLimit);
-                Microsoft.Coyote.Random.Generator choose = Microsoft.Coyote.Random.Generator.Create();
-                using DatabricksMemoryLease scope = ScopeWithoutTimers();
-                ReaderPipeline reader = new ReaderPipeline(scope.Scope, budget, choose, files: 5, readers: 1);
+                ReaderPipeline reader = new ReaderPipeline(scope, budget, choose, files: 5, readers: 1);
 
                 await reader.RunAsync(readFiles: choose.NextInteger(5)); // then the application disposes the reader
 
                 AllGivenBack(budget);
                 Specification.Assert(reader.Prefetch.InFlight == 0 && reader.Prefetch.Waiting == 0, "files still counted after the pipeline was disposed");
-            }, _output, PipelineSchedules);
+            });
         }
 
         [Fact]
         public void TwoReadersOnOneBudget_OneNotRead_TheOtherStillGetsEveryFile()
         {
-            SystematicTest.Run(async () =>
+            RunPipelineSchedules(async (budget, choose, scope) =>
             {
-                MemoryBudget budget = new MemoryBudget(BudgetLimit);
-                Microsoft.Coyote.Random.Generator choose = Microsoft.Coyote.Random.Generator.Create();
-                using DatabricksMemoryLease scope = ScopeWithoutTimers();
-                ReaderPipeline unread = new ReaderPipeline(scope.Scope, budget, choose, files: 4, readers: 2);
-                ReaderPipeline read = new ReaderPipeline(scope.Scope, budget, choose, files: 4, readers: 2);
+                ReaderPipeline unread = new ReaderPipeline(scope, budget, choose, files: 4, readers: 2);
+                ReaderPipeline read = new ReaderPipeline(scope, budget, choose, files: 4, readers: 2);
 
                 Task unreadLoop = unread.StartLoop(); // the application opened it and reads the other first
                 await read.RunAsync(readFiles: 4);
@@ -110,7 +114,7 @@ namespace DriverOverlay.ConcurrencyTests
                 read.Dispose();
                 unread.Dispose();
                 AllGivenBack(budget);
-            }, _output, PipelineSchedules);
+            });
         }
 
         [Fact]

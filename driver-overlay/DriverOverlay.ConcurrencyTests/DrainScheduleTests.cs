@@ -28,15 +28,8 @@ namespace DriverOverlay.ConcurrencyTests
     /// sweep runs on a <see cref="System.Threading.Timer"/>, which Coyote does not control, and its callbacks crashed
     /// the test host once an iteration had ended. Their example tests run in DriverOverlay.Tests.
     /// </remarks>
-    public class DrainScheduleTests
+    public class DrainScheduleTests(ITestOutputHelper output)
     {
-        private readonly ITestOutputHelper _output;
-
-        public DrainScheduleTests(ITestOutputHelper output)
-        {
-            _output = output;
-        }
-
         [Fact]
         public void DrainOfDownloadsEndingFailingOrStalled_ReturnsAtTheBoundWithoutWaitingForTheStall()
         {
@@ -54,7 +47,7 @@ namespace DriverOverlay.ConcurrencyTests
                 await Task.WhenAll(new[] { ends, faults });
 
                 Specification.Assert(!allEnded, "the drain said every download ended while one still ran");
-            }, _output);
+            }, output);
         }
     }
 }

@@ -26,15 +26,8 @@ namespace DriverOverlay.ConcurrencyTests
     /// grants a wait as the wait is cancelled (a reader disposed while another reads past a file), a close as a release
     /// grants its wait, waits cancelled together, and readers that acquire, release, charge, cancel and close at random.
     /// </summary>
-    public class MemoryBudgetScheduleTests
+    public class MemoryBudgetScheduleTests(ITestOutputHelper output)
     {
-        private readonly ITestOutputHelper _output;
-
-        public MemoryBudgetScheduleTests(ITestOutputHelper output)
-        {
-            _output = output;
-        }
-
         [Fact]
         public void AReleaseGrantingAWaitAsTheWaitIsCancelled_NeitherDeadlocksNorLosesBytes()
         {
@@ -57,7 +50,7 @@ namespace DriverOverlay.ConcurrencyTests
                 reading.Dispose();
                 disposed.Dispose();
                 AllGivenBack(budget);
-            }, _output);
+            }, output);
         }
 
         [Fact]
@@ -83,7 +76,7 @@ namespace DriverOverlay.ConcurrencyTests
                 a.Dispose();
                 b.Dispose();
                 AllGivenBack(budget);
-            }, _output);
+            }, output);
         }
 
         [Fact]
@@ -105,7 +98,7 @@ namespace DriverOverlay.ConcurrencyTests
                 Specification.Assert(closing.Held == 0, "the closed account holds {0}", closing.Held);
                 reading.Dispose();
                 AllGivenBack(budget);
-            }, _output);
+            }, output);
         }
 
         [Fact]
@@ -151,7 +144,7 @@ namespace DriverOverlay.ConcurrencyTests
                 }
 
                 AllGivenBack(budget);
-            }, _output);
+            }, output);
         }
 
         [Fact]
@@ -205,7 +198,7 @@ namespace DriverOverlay.ConcurrencyTests
 
                 await Task.WhenAll(readers.ToArray());
                 AllGivenBack(budget);
-            }, _output);
+            }, output);
         }
     }
 }
