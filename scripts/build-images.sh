@@ -82,9 +82,26 @@ fi
 
 image_exists() { "$cli" image inspect "$1" >/dev/null 2>&1; }
 image_label() { "$cli" image inspect --format "{{ index .Config.Labels \"$2\" }}" "$1" 2>/dev/null || true; }
-# A base image built from the same inputs (recorded in its label) is reused unless REBUILD_BASE=1.
-base_image_current() {
-    [ "${REBUILD_BASE:-0}" != 1 ] && image_exists "$1" && [ "$(image_label "$1" org.adbc-dbx.base-inputs)" = "$2" ]
+# A base image built from the same inputs (recorded in its label) is reused unless REBUILD_BASE=1: then this says so,
+# prints its tag and succeeds. $1 tag, $2 inputs, $3 what the log calls it.
+reuse_current_base_image() {
+    [ "${REBUILD_BASE:-0}" != 1 ] && image_exists "$1" && [ "$(image_label "$1" org.adbc-dbx.base-inputs)" = "$2" ] || return 1
+    log "$3 $1 is current ($2)"
+    echo "$1"
+}
+
+# $1 Dockerfile under docker/, $2 base image, $3 tag, $4 what the log calls it; the rest are more build arguments.
+build_image_on() {
+    local dockerfile="$1" base="$2" tag="$3" what="$4" t
+    shift 4
+    t=$(now)
+    local args=(build -f "$repo_root/docker/$dockerfile" --build-arg "BASE_IMAGE=$base" -t "$tag" "$@")
+    if [ "$cli" = podman ]; then
+        # Docker format keeps a HEALTHCHECK (the OCI format drops it); never reach for a registry.
+        args+=(--format docker --pull=never)
+    fi
+    "$cli" "${args[@]}" "$repo_root/docker" >&2
+    log "$what $tag built in $(elapsed "$t")"
 }
 
 # ------------------------------------------------------------------------------------------ base image
@@ -152,11 +169,7 @@ build_base_image() {
     tag="localhost/adbc-dbx-dotnet-base:$(cut -d. -f1,2 <<<"$version")"
     mirror=$(debian_mirror)
     inputs="$suite|$base_packages|aspnet=$version"
-    if base_image_current "$tag" "$inputs"; then
-        log "base image $tag is current ($inputs)"
-        echo "$tag"
-        return
-    fi
+    reuse_current_base_image "$tag" "$inputs" "base image" && return
     tarball=$(ensure_rootfs_tarball "$mirror" "$base_packages" minbase)
     t=$(now)
     root=$(dotnet_root)
@@ -201,15 +214,7 @@ publish_server() {
 }
 
 build_mock_image() {
-    local base="$1" t
-    t=$(now)
-    local args=(build -f "$repo_root/docker/mock-server.Dockerfile" --build-arg "BASE_IMAGE=$base" -t "$mock_image")
-    if [ "$cli" = podman ]; then
-        # Docker format keeps the HEALTHCHECK (the OCI format drops it); never reach for a registry.
-        args+=(--format docker --pull=never)
-    fi
-    "$cli" "${args[@]}" "$repo_root/docker" >&2
-    log "mock image $mock_image built in $(elapsed "$t")"
+    build_image_on mock-server.Dockerfile "$1" "$mock_image" "mock image"
 }
 
 # --------------------------------------------------------------------------------------- harness image
@@ -217,11 +222,7 @@ build_mock_image() {
 build_harness_base_image() {
     local tag="localhost/adbc-dbx-harness-base:$suite" inputs tarball t
     inputs="$suite|$harness_packages|slim"
-    if base_image_current "$tag" "$inputs"; then
-        log "harness base image $tag is current ($inputs)"
-        echo "$tag"
-        return
-    fi
+    reuse_current_base_image "$tag" "$inputs" "harness base image" && return
     tarball=$(ensure_rootfs_tarball "$(debian_mirror)" "$harness_packages" slim)
     t=$(now)
     log "importing $tag"
@@ -235,43 +236,36 @@ build_harness_base_image() {
 }
 
 build_harness_image() {
-    local base="$1" t
-    t=$(now)
-    local args=(build -f "$repo_root/docker/harness.Dockerfile" --build-arg "BASE_IMAGE=$base" -t "$harness_image")
+    local local_base=()
     if [ -z "${HARNESS_BASE_IMAGE:-}" ]; then
         # The local base has every package the Dockerfile wants but matplotlib, which only verify's chart needs.
         # The label tells scripts/compose-harness.sh that this image needs the host's SDK mounted.
-        args+=(--build-arg "EXTRA_PACKAGES=" --label org.adbc-dbx.dotnet=host-mount)
+        local_base=(--build-arg "EXTRA_PACKAGES=" --label org.adbc-dbx.dotnet=host-mount)
     fi
-    if [ "$cli" = podman ]; then
-        args+=(--format docker --pull=never)
+    build_image_on harness.Dockerfile "$1" "$harness_image" "harness image" "${local_base[@]}"
+}
+
+# Prints the base an image builds on: $1 when set (the user's choice), else the tag $3 builds; $2 is what the log calls it.
+base_for() {
+    local given="$1" what="$2" build="$3" t
+    if [ -n "$given" ]; then
+        log "using $what $given"
+        echo "$given"
+        return
     fi
-    "$cli" "${args[@]}" "$repo_root/docker" >&2
-    log "harness image $harness_image built in $(elapsed "$t")"
+    t=$(now)
+    "$build" || return
+    log "$what step took $(elapsed "$t")"
 }
 
 if wants mock; then
-    if [ -n "${MOCK_BASE_IMAGE:-}" ]; then
-        base_image="$MOCK_BASE_IMAGE"
-        log "using base image $base_image"
-    else
-        t=$(now)
-        base_image=$(build_base_image)
-        log "base image step took $(elapsed "$t")"
-    fi
+    base_image=$(base_for "${MOCK_BASE_IMAGE:-}" "base image" build_base_image)
     publish_server
     build_mock_image "$base_image"
     log "mock image $mock_image on $base_image"
 fi
 if wants harness; then
-    if [ -n "${HARNESS_BASE_IMAGE:-}" ]; then
-        harness_base="$HARNESS_BASE_IMAGE"
-        log "using harness base image $harness_base"
-    else
-        t=$(now)
-        harness_base=$(build_harness_base_image)
-        log "harness base image step took $(elapsed "$t")"
-    fi
+    harness_base=$(base_for "${HARNESS_BASE_IMAGE:-}" "harness base image" build_harness_base_image)
     build_harness_image "$harness_base"
     log "harness image $harness_image on $harness_base"
 fi

@@ -107,9 +107,7 @@ public class DotNetFrameworkPackTests
     public void Pack_UnderCentralPackageManagement_DeclaresTheVersionsItBuiltAgainst_AndRefusesAPackageThatDoesNot()
     {
         using FakeAdbc fake = FakeAdbc.CreateApplied();
-        string source = Path.Combine(fake.Root, "source");
-        AddDependencyProject(fake, "../dependency", "1.0.1", "");
-        PackInto(fake, "dependency", source);
+        string source = SourceServingDependency(fake, "1.0.1");
         // As upstream pins: Directory.Packages.props says 1.0.0, which the source lacks; warnings are errors.
         fake.WriteFile("Directory.Packages.props", $"<Project>\n  <PropertyGroup>\n    <ManagePackageVersionsCentrally>true</ManagePackageVersionsCentrally>\n  </PropertyGroup>\n  <ItemGroup>\n    <PackageVersion Include=\"{Dependency}\" Version=\"1.0.0\" />\n  </ItemGroup>\n</Project>\n");
         fake.WriteFile(FakeAdbc.DriverProject, fake.ReadFile(FakeAdbc.DriverProject).Replace(

@@ -122,9 +122,7 @@ public class PublishAndPackTests
     {
         using FakeAdbc fake = FakeAdbc.CreateApplied();
         // The source serves 1.0.1 where the driver pins 1.0.0, under upstream's TreatWarningsAsErrors: NU1603 is an error.
-        string source = Path.Combine(fake.Root, "source");
-        AddDependencyProject(fake, "../dependency", "1.0.1", "");
-        PackInto(fake, "dependency", source);
+        string source = SourceServingDependency(fake, "1.0.1");
         Reference(fake, Dependency, "<TreatWarningsAsErrors>true</TreatWarningsAsErrors>");
         string notes = Path.Combine(fake.Root, "build-notes.json");
 

@@ -36,6 +36,15 @@ internal static class FakePackages
         Assert.True(packed.Succeeded, packed.Output);
     }
 
+    /// <summary>A folder source that serves <see cref="Dependency"/> <paramref name="version"/> alone, packed from a project outside the checkout; returns its path.</summary>
+    public static string SourceServingDependency(FakeAdbc fake, string version)
+    {
+        string source = Path.Combine(fake.Root, "source");
+        AddDependencyProject(fake, "../dependency", version, "");
+        PackInto(fake, "dependency", source);
+        return source;
+    }
+
     /// <summary>Makes the driver project reference <paramref name="package"/> 1.0.0, as upstream pins its dependencies.</summary>
     public static void Reference(FakeAdbc fake, string package, string property = "")
     {
