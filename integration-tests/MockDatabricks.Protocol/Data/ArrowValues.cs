@@ -16,16 +16,15 @@ namespace MockDatabricks.Protocol.Data
                 return null;
             }
 
+            if (TryReadPlain(array, index, out object? plain))
+            {
+                return plain;
+            }
+
             return array switch
             {
-                Int32Array a => a.GetValue(index),
-                Int64Array a => a.GetValue(index),
-                DoubleArray a => a.GetValue(index),
                 Decimal128Array a => a.GetValue(index),
-                StringArray a => a.GetString(index),
                 TimestampArray a => a.GetTimestamp(index),
-                Date32Array a => a.GetDateOnly(index),
-                BooleanArray a => a.GetValue(index),
                 _ => throw new NotSupportedException($"The mock's data sets have no {array.GetType().Name} columns."),
             };
         }
@@ -42,30 +41,17 @@ namespace MockDatabricks.Protocol.Data
                 return null;
             }
 
+            if (TryReadPlain(array, index, out object? plain))
+            {
+                return plain;
+            }
+
             switch (array)
             {
-                case StringArray strings:
-                    return strings.GetString(index);
-                case BooleanArray a:
-                    return a.GetValue(index);
-                case Int8Array a:
-                    return a.GetValue(index);
-                case Int16Array a:
-                    return a.GetValue(index);
-                case Int32Array a:
-                    return a.GetValue(index);
-                case Int64Array a:
-                    return a.GetValue(index);
-                case FloatArray a:
-                    return a.GetValue(index);
-                case DoubleArray a:
-                    return a.GetValue(index);
                 case Decimal128Array a:
                     return new DecimalValue(ArrowColumns.Unscaled(a, index), ((Decimal128Type)a.Data.DataType).Scale);
                 case BinaryArray a:
                     return a.GetBytes(index).ToArray();
-                case Date32Array a:
-                    return a.GetDateOnly(index);
                 case TimestampArray a:
                     DateTimeOffset instant = a.GetTimestamp(index)!.Value;
                     return type.Kind == SqlTypeKind.TimestampNtz ? DateTime.SpecifyKind(instant.UtcDateTime, DateTimeKind.Unspecified) : instant;
@@ -95,6 +81,28 @@ namespace MockDatabricks.Protocol.Data
                 default:
                     throw new NotSupportedException($"No reader for {array.GetType().Name}.");
             }
+        }
+
+        /// <summary>
+        /// Reads the non-null value of an array whose CLR form is the array's own (strings, booleans, integers, floating
+        /// point, dates): the same for <see cref="Get"/> and <see cref="Read"/>. False for the types they read apart.
+        /// </summary>
+        private static bool TryReadPlain(IArrowArray array, int index, out object? value)
+        {
+            value = array switch
+            {
+                StringArray a => a.GetString(index),
+                BooleanArray a => a.GetValue(index),
+                Int8Array a => a.GetValue(index),
+                Int16Array a => a.GetValue(index),
+                Int32Array a => a.GetValue(index),
+                Int64Array a => a.GetValue(index),
+                FloatArray a => a.GetValue(index),
+                DoubleArray a => a.GetValue(index),
+                Date32Array a => a.GetDateOnly(index),
+                _ => null,
+            };
+            return value != null;
         }
 
         /// <summary>Value equality as the tests need it: a timestamp is the same instant whatever its offset.</summary>

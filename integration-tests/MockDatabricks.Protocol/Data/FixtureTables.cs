@@ -46,12 +46,10 @@ namespace MockDatabricks.Protocol.Data
                 new SqlField("c_variant", SqlType.Variant),
                 new SqlField("c_void", SqlType.Void),
             };
-            var rows = new List<object?[]>();
-            for (int i = 0; i < AllColumnTypesRows; i++)
+            return Numbered("main.adbc_testing.all_column_types", fields, AllColumnTypesRows, n =>
             {
-                int n = i + 1;
-                bool nulls = i == AllColumnTypesRows - 1; // the last row has every nullable column null
-                rows.Add(new object?[]
+                bool nulls = n == AllColumnTypesRows; // the last row has every nullable column null
+                return new object?[]
                 {
                     nulls ? null : (sbyte)n,
                     nulls ? null : (short)(n * 100),
@@ -73,10 +71,8 @@ namespace MockDatabricks.Protocol.Data
                     nulls ? null : new object?[] { $"s{n}", n, new List<object?> { n + 0.5 } },
                     nulls ? null : $"{{\"n\":{n},\"tags\":[\"t{n}\"]}}",
                     null,
-                });
-            }
-
-            return TableDefinition.Of("main.adbc_testing.all_column_types", fields, rows);
+                };
+            });
         }
 
         public const long SampleTypesRows = 12;
@@ -145,10 +141,8 @@ namespace MockDatabricks.Protocol.Data
                 new SqlField("r_boolean", SqlType.Boolean, Nullable: false),
                 new SqlField("r_decimal", SqlType.Decimal(10, 2)),
             };
-            List<object?[]> rows = Enumerable.Range(1, (int)ReferenceRows)
-                .Select(n => new object?[] { n * 10_000_000_000L, n % 2 == 1, new DecimalValue(new BigInteger(n * 100), 2) })
-                .ToList();
-            return TableDefinition.Of("main.adbc_testing.fk_test_ref_table", fields, rows);
+            return Numbered("main.adbc_testing.fk_test_ref_table", fields, ReferenceRows,
+                n => new object?[] { n * 10_000_000_000L, n % 2 == 1, new DecimalValue(new BigInteger(n * 100), 2) });
         }
 
         public static TableDefinition Customers()
@@ -160,10 +154,8 @@ namespace MockDatabricks.Protocol.Data
                 new SqlField("email", SqlType.String),
                 new SqlField("created_at", SqlType.Timestamp),
             };
-            List<object?[]> rows = Enumerable.Range(1, (int)CustomerRows)
-                .Select(n => new object?[] { (long)n, $"Customer {n}", $"customer{n}@example.com", new DateTimeOffset(2023, 9, n, 9, 0, 0, TimeSpan.Zero) })
-                .ToList();
-            return TableDefinition.Of("main.adbc_testing.cross_ref_customers", fields, rows);
+            return Numbered("main.adbc_testing.cross_ref_customers", fields, CustomerRows,
+                n => new object?[] { (long)n, $"Customer {n}", $"customer{n}@example.com", new DateTimeOffset(2023, 9, n, 9, 0, 0, TimeSpan.Zero) });
         }
 
         /// <summary>cross_ref_orders: customer_id references cross_ref_customers; the last order has none.</summary>
@@ -176,10 +168,12 @@ namespace MockDatabricks.Protocol.Data
                 new SqlField("order_date", SqlType.Date),
                 new SqlField("amount", SqlType.Decimal(10, 2)),
             };
-            List<object?[]> rows = Enumerable.Range(1, (int)OrderRows)
-                .Select(n => new object?[] { 100L + n, n < OrderRows ? (long)(((n - 1) % CustomerRows) + 1) : null, new DateOnly(2023, 10, n), new DecimalValue(new BigInteger(n * 2_550), 2) })
-                .ToList();
-            return TableDefinition.Of("main.adbc_testing.cross_ref_orders", fields, rows);
+            return Numbered("main.adbc_testing.cross_ref_orders", fields, OrderRows,
+                n => new object?[] { 100L + n, n < OrderRows ? (long)(((n - 1) % CustomerRows) + 1) : null, new DateOnly(2023, 10, n), new DecimalValue(new BigInteger(n * 2_550), 2) });
         }
+
+        /// <summary>A table of <paramref name="rowCount"/> fixed rows, row n (from 1, as the rows' own keys count) made by <paramref name="row"/>.</summary>
+        private static TableDefinition Numbered(string key, IReadOnlyList<SqlField> fields, long rowCount, Func<int, object?[]> row) =>
+            TableDefinition.Of(key, fields, Enumerable.Range(1, (int)rowCount).Select(row).ToList());
     }
 }

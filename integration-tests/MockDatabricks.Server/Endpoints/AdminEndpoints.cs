@@ -23,11 +23,7 @@ namespace MockDatabricks.Server.Endpoints
                 long since = long.TryParse(Query("since"), NumberStyles.Integer, CultureInfo.InvariantCulture, out long s) ? s : 0;
                 return Results.Json(new { entries = journal.Query(Query("session"), Query("operation"), Query("tag"), Query("kind"), since) });
             });
-            app.MapDelete("/admin/journal", (RequestJournal journal) =>
-            {
-                journal.Clear();
-                return Results.NoContent();
-            });
+            MapClear<RequestJournal>(app, "/admin/journal", journal => journal.Clear());
 
             app.MapGet("/admin/faults", (AdminFaultRegistry faults) => Results.Json(new { faults = faults.Snapshot().Select(f => f.ToJson()) }));
             app.MapPost("/admin/faults", async (HttpRequest request, AdminFaultRegistry faults) =>
@@ -44,11 +40,7 @@ namespace MockDatabricks.Server.Endpoints
                     return Results.Json(new { error = ex.Message }, statusCode: StatusCodes.Status400BadRequest);
                 }
             });
-            app.MapDelete("/admin/faults", (AdminFaultRegistry faults) =>
-            {
-                faults.Clear();
-                return Results.NoContent();
-            });
+            MapClear<AdminFaultRegistry>(app, "/admin/faults", faults => faults.Clear());
 
             app.MapGet("/admin/datasets", (DatasetStore store) => Results.Json(new
             {
@@ -68,11 +60,7 @@ namespace MockDatabricks.Server.Endpoints
             }));
             app.MapPost("/admin/datasets/prepare", PrepareDatasetEndpoint.HandleAsync);
             app.MapPost("/admin/datasets/values", ExpectedValuesEndpoint.HandleAsync);
-            app.MapDelete("/admin/datasets", (DatasetStore store) =>
-            {
-                store.Clear();
-                return Results.NoContent();
-            });
+            MapClear<DatasetStore>(app, "/admin/datasets", store => store.Clear());
 
             app.MapGet("/admin/operations", (SessionRegistry sessions) => Results.Json(new
             {
@@ -100,6 +88,15 @@ namespace MockDatabricks.Server.Endpoints
                 return Results.NoContent();
             });
         }
+
+        /// <summary>DELETE on a collection of the server's state empties it: 204 No Content.</summary>
+        private static void MapClear<TState>(IEndpointRouteBuilder app, string pattern, Action<TState> clear)
+            where TState : notnull =>
+            app.MapDelete(pattern, (TState state) =>
+            {
+                clear(state);
+                return Results.NoContent();
+            });
 
         /// <summary>Accepts JSON {"fault": "...", "persistent": false, "tag": null} or the fault text as the plain body (one-shot).</summary>
         private static async Task<AddFaultRequest> ReadFaultRequestAsync(HttpRequest request)

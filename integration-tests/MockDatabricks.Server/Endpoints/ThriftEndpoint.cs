@@ -118,7 +118,7 @@ namespace MockDatabricks.Server.Endpoints
             {
                 case "OpenSession":
                     {
-                        TOpenSessionReq request = await ThriftMessages.ReadCallArgumentsAsync<TOpenSessionReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        TOpenSessionReq request = await ReadArgumentsAsync<TOpenSessionReq>(call, reader).ConfigureAwait(false);
                         if (InjectFault(call, null) is Answer faulted)
                         {
                             return faulted;
@@ -131,7 +131,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "ExecuteStatement":
                     {
-                        TExecuteStatementReq request = await ThriftMessages.ReadCallArgumentsAsync<TExecuteStatementReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        TExecuteStatementReq request = await ReadArgumentsAsync<TExecuteStatementReq>(call, reader).ConfigureAwait(false);
                         call.Session = request.SessionHandle.SessionId.ToHex();
                         call.Detail = request.Statement.Length <= 300 ? request.Statement : request.Statement.Substring(0, 300) + "...";
                         call.MaxRows = request.GetDirectResults?.MaxRows;
@@ -152,28 +152,24 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "GetOperationStatus":
                     {
-                        TGetOperationStatusReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetOperationStatusReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        TGetOperationStatusReq request = await ReadArgumentsAsync<TGetOperationStatusReq>(call, reader).ConfigureAwait(false);
                         return WithOperation(call, request.OperationHandle, operation =>
                         {
                             TGetOperationStatusResp response = _service.GetOperationStatus(operation);
                             call.Detail = response.OperationState.ToString();
-                            return Reply(call, response, response.Status);
-                        }, status => new TGetOperationStatusResp { Status = status, OperationState = TOperationState.Error, ErrorMessage = status.ErrorMessage });
+                            return response;
+                        }, response => response.Status, status => new TGetOperationStatusResp { Status = status, OperationState = TOperationState.Error, ErrorMessage = status.ErrorMessage });
                     }
 
                 case "GetResultSetMetadata":
                     {
-                        TGetResultSetMetadataReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetResultSetMetadataReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
-                        return WithOperation(call, request.OperationHandle, operation =>
-                        {
-                            TGetResultSetMetadataResp response = _service.GetResultSetMetadata(operation);
-                            return Reply(call, response, response.Status);
-                        }, status => new TGetResultSetMetadataResp { Status = status });
+                        TGetResultSetMetadataReq request = await ReadArgumentsAsync<TGetResultSetMetadataReq>(call, reader).ConfigureAwait(false);
+                        return WithOperation(call, request.OperationHandle, _service.GetResultSetMetadata, response => response.Status, status => new TGetResultSetMetadataResp { Status = status });
                     }
 
                 case "FetchResults":
                     {
-                        TFetchResultsReq request = await ThriftMessages.ReadCallArgumentsAsync<TFetchResultsReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        TFetchResultsReq request = await ReadArgumentsAsync<TFetchResultsReq>(call, reader).ConfigureAwait(false);
                         call.StartRowOffset = request.__isset.startRowOffset ? request.StartRowOffset : null;
                         call.MaxRows = request.MaxRows;
                         call.MaxBytes = request.__isset.maxBytes ? request.MaxBytes : null;
@@ -198,67 +194,45 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "CloseOperation":
                     {
-                        TCloseOperationReq request = await ThriftMessages.ReadCallArgumentsAsync<TCloseOperationReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
-                        return WithOperation(call, request.OperationHandle, operation =>
-                        {
-                            TCloseOperationResp response = _service.CloseOperation(operation);
-                            return Reply(call, response, response.Status);
-                        }, status => new TCloseOperationResp { Status = status });
+                        TCloseOperationReq request = await ReadArgumentsAsync<TCloseOperationReq>(call, reader).ConfigureAwait(false);
+                        return WithOperation(call, request.OperationHandle, _service.CloseOperation, response => response.Status, status => new TCloseOperationResp { Status = status });
                     }
 
                 case "CancelOperation":
                     {
-                        TCancelOperationReq request = await ThriftMessages.ReadCallArgumentsAsync<TCancelOperationReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
-                        return WithOperation(call, request.OperationHandle, operation =>
-                        {
-                            TCancelOperationResp response = _service.CancelOperation(operation);
-                            return Reply(call, response, response.Status);
-                        }, status => new TCancelOperationResp { Status = status });
+                        TCancelOperationReq request = await ReadArgumentsAsync<TCancelOperationReq>(call, reader).ConfigureAwait(false);
+                        return WithOperation(call, request.OperationHandle, _service.CancelOperation, response => response.Status, status => new TCancelOperationResp { Status = status });
                     }
 
                 case "CloseSession":
                     {
-                        TCloseSessionReq request = await ThriftMessages.ReadCallArgumentsAsync<TCloseSessionReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
-                        call.Session = request.SessionHandle.SessionId.ToHex();
-                        if (InjectFault(call, null) is Answer faulted)
-                        {
-                            return faulted;
-                        }
-
-                        TCloseSessionResp response = _service.CloseSession(request);
-                        return Reply(call, response, response.Status);
+                        TCloseSessionReq request = await ReadArgumentsAsync<TCloseSessionReq>(call, reader).ConfigureAwait(false);
+                        return WithSession(call, request.SessionHandle, () => _service.CloseSession(request), response => response.Status);
                     }
 
                 case "GetInfo":
                     {
-                        TGetInfoReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetInfoReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
-                        call.Session = request.SessionHandle.SessionId.ToHex();
+                        TGetInfoReq request = await ReadArgumentsAsync<TGetInfoReq>(call, reader).ConfigureAwait(false);
                         call.Detail = "infoType=" + request.InfoType;
-                        if (InjectFault(call, null) is Answer faulted)
-                        {
-                            return faulted;
-                        }
-
-                        TGetInfoResp response = _service.GetInfo(request);
-                        return Reply(call, response, response.Status);
+                        return WithSession(call, request.SessionHandle, () => _service.GetInfo(request), response => response.Status);
                     }
 
                 case "GetCatalogs":
                     {
-                        TGetCatalogsReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetCatalogsReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        TGetCatalogsReq request = await ReadArgumentsAsync<TGetCatalogsReq>(call, reader).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.GetCatalogs, request.GetDirectResults, "all", MetadataResults.Catalogs).ConfigureAwait(false);
                     }
 
                 case "GetSchemas":
                     {
-                        TGetSchemasReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetSchemasReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        TGetSchemasReq request = await ReadArgumentsAsync<TGetSchemasReq>(call, reader).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.GetSchemas, request.GetDirectResults,
                             $"catalog={request.CatalogName} schema={request.SchemaName}", session => MetadataResults.Schemas(session, request.CatalogName, request.SchemaName)).ConfigureAwait(false);
                     }
 
                 case "GetTables":
                     {
-                        TGetTablesReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetTablesReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        TGetTablesReq request = await ReadArgumentsAsync<TGetTablesReq>(call, reader).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.GetTables, request.GetDirectResults,
                             $"catalog={request.CatalogName} schema={request.SchemaName} table={request.TableName} types={string.Join(",", request.TableTypes ?? new())}",
                             session => MetadataResults.Tables(session, request.CatalogName, request.SchemaName, request.TableName, request.TableTypes)).ConfigureAwait(false);
@@ -266,13 +240,13 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "GetTableTypes":
                     {
-                        TGetTableTypesReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetTableTypesReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        TGetTableTypesReq request = await ReadArgumentsAsync<TGetTableTypesReq>(call, reader).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.GetTableTypes, request.GetDirectResults, "all", _ => MetadataResults.TableTypeList()).ConfigureAwait(false);
                     }
 
                 case "GetColumns":
                     {
-                        TGetColumnsReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetColumnsReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        TGetColumnsReq request = await ReadArgumentsAsync<TGetColumnsReq>(call, reader).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.GetColumns, request.GetDirectResults,
                             $"catalog={request.CatalogName} schema={request.SchemaName} table={request.TableName} column={request.ColumnName}",
                             session => MetadataResults.Columns(session, request.CatalogName, request.SchemaName, request.TableName, request.ColumnName)).ConfigureAwait(false);
@@ -280,7 +254,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "GetPrimaryKeys":
                     {
-                        TGetPrimaryKeysReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetPrimaryKeysReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        TGetPrimaryKeysReq request = await ReadArgumentsAsync<TGetPrimaryKeysReq>(call, reader).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.Unknown, request.GetDirectResults,
                             $"catalog={request.CatalogName} schema={request.SchemaName} table={request.TableName}",
                             session => MetadataResults.PrimaryKeys(session, request.CatalogName, request.SchemaName, request.TableName)).ConfigureAwait(false);
@@ -288,7 +262,7 @@ namespace MockDatabricks.Server.Endpoints
 
                 case "GetCrossReference":
                     {
-                        TGetCrossReferenceReq request = await ThriftMessages.ReadCallArgumentsAsync<TGetCrossReferenceReq>(reader, call.Header.Name, call.Context.RequestAborted).ConfigureAwait(false);
+                        TGetCrossReferenceReq request = await ReadArgumentsAsync<TGetCrossReferenceReq>(call, reader).ConfigureAwait(false);
                         return await MetadataAsync(call, request.SessionHandle, TOperationType.Unknown, request.GetDirectResults,
                             $"parent={request.ParentCatalogName}.{request.ParentSchemaName}.{request.ParentTableName} foreign={request.ForeignCatalogName}.{request.ForeignSchemaName}.{request.ForeignTableName}",
                             session => MetadataResults.CrossReference(session, request.ParentCatalogName, request.ParentSchemaName, request.ParentTableName, request.ForeignCatalogName, request.ForeignSchemaName, request.ForeignTableName)).ConfigureAwait(false);
@@ -298,6 +272,10 @@ namespace MockDatabricks.Server.Endpoints
                     return Exception(call, TApplicationException.ExceptionType.UnknownMethod, $"Invalid method name: '{call.Header.Name}' (the mock implements OpenSession, ExecuteStatement, GetOperationStatus, GetResultSetMetadata, FetchResults, CloseOperation, CancelOperation, CloseSession, GetInfo, GetCatalogs, GetSchemas, GetTables, GetTableTypes, GetColumns, GetPrimaryKeys, GetCrossReference).");
             }
         }
+
+        private static Task<T> ReadArgumentsAsync<T>(RpcCall call, TProtocol reader)
+            where T : class, TBase, new() =>
+            ThriftMessages.ReadCallArgumentsAsync<T>(reader, call.Header.Name, call.Context.RequestAborted);
 
         /// <summary>A catalog RPC: an operation answered from the catalog, faults by method name as for any call.</summary>
         private async Task<Answer> MetadataAsync(RpcCall call, TSessionHandle session, TOperationType type, TSparkGetDirectResults? direct, string detail, Func<SessionContext, QuerySpec> answer)
@@ -315,7 +293,12 @@ namespace MockDatabricks.Server.Endpoints
             return Reply(call, response, response.Status);
         }
 
-        private Answer WithOperation(RpcCall call, TOperationHandle handle, Func<MockOperation, Answer> handler, Func<TStatus, TBase> onMissing)
+        /// <summary>
+        /// An RPC on one operation, answered by <paramref name="serve"/> unless a fault is injected; an unknown handle
+        /// gets <paramref name="onMissing"/>. <paramref name="statusOf"/> reads the status each reply struct carries.
+        /// </summary>
+        private Answer WithOperation<TResponse>(RpcCall call, TOperationHandle handle, Func<MockOperation, TResponse> serve, Func<TResponse, TStatus> statusOf, Func<TStatus, TResponse> onMissing)
+            where TResponse : TBase
         {
             MockOperation? operation = Find(call, handle);
             if (operation == null)
@@ -324,7 +307,27 @@ namespace MockDatabricks.Server.Endpoints
                 return Reply(call, onMissing(status), status);
             }
 
-            return InjectFault(call, operation) ?? handler(operation);
+            if (InjectFault(call, operation) is Answer faulted)
+            {
+                return faulted;
+            }
+
+            TResponse response = serve(operation);
+            return Reply(call, response, statusOf(response));
+        }
+
+        /// <summary>An RPC on a session, answered by <paramref name="serve"/> unless a fault is injected; <paramref name="serve"/> answers a handle it does not know.</summary>
+        private Answer WithSession<TResponse>(RpcCall call, TSessionHandle session, Func<TResponse> serve, Func<TResponse, TStatus> statusOf)
+            where TResponse : TBase
+        {
+            call.Session = session.SessionId.ToHex();
+            if (InjectFault(call, null) is Answer faulted)
+            {
+                return faulted;
+            }
+
+            TResponse response = serve();
+            return Reply(call, response, statusOf(response));
         }
 
         private MockOperation? Find(RpcCall call, TOperationHandle handle)

@@ -57,7 +57,7 @@ namespace MockDatabricks.Tests.Server
         {
             using MockDatabricksClient client = fixture.NewClient();
             TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(s_spec, $"mode=cloudfetch, faults='{faults}'"));
-            return executed.DirectResults!.ResultSet!.Results!.ResultLinks![0];
+            return MockServerFixture.DirectResultLinks(executed)[0];
         }
 
         /// <summary>One GET over a fresh connection, read until the server closes it: the header block and every body byte.</summary>

@@ -30,8 +30,8 @@ namespace MockDatabricks.Tests.Server
         {
             // A client that skips the expiry check meets cloud storage's answer: 403.
             using MockDatabricksClient client = fixture.NewClient();
-            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(s_spec, "mode=cloudfetch, faults='expired files=0'"));
-            TSparkArrowResultLink stale = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0];
+            TExecuteStatementResp executed = await ExecuteAsync(client, "faults='expired files=0'");
+            TSparkArrowResultLink stale = MockServerFixture.DirectResultLinks(executed)[0];
 
             var error = await Assert.ThrowsAsync<HttpRequestException>(() => client.DownloadAsync(stale.FileLink));
             TFetchResultsResp refreshed = await client.FetchResultsAsync(executed.OperationHandle!, 1, stale.StartRowOffset);
@@ -103,8 +103,8 @@ namespace MockDatabricks.Tests.Server
         public async Task BrokenBodies_FailAPlainHttpClient(string kind)
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(s_spec, $"mode=cloudfetch, faults='{kind} files=0 times=always'"));
-            string link = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0].FileLink;
+            TExecuteStatementResp executed = await ExecuteAsync(client, $"faults='{kind} files=0 times=always'");
+            string link = MockServerFixture.DirectResultLinks(executed)[0].FileLink;
 
             using var http = new HttpClient();
             HttpRequestException error = await Assert.ThrowsAsync<HttpRequestException>(async () =>
@@ -155,8 +155,8 @@ namespace MockDatabricks.Tests.Server
         public async Task Stall_SendsTheFirstFractionThenKeepsTheResponseOpenWhenTheClientGivesUp()
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(s_spec, "mode=cloudfetch, faults='stall files=0 at=0.25 delay_ms=3000'"));
-            TSparkArrowResultLink link = executed.DirectResults!.ResultSet!.Results!.ResultLinks![0];
+            TExecuteStatementResp executed = await ExecuteAsync(client, "faults='stall files=0 at=0.25 delay_ms=3000'");
+            TSparkArrowResultLink link = MockServerFixture.DirectResultLinks(executed)[0];
             string operation = executed.OperationHandle!.OperationId.ToHex();
 
             using (var giveUp = new CancellationTokenSource(TimeSpan.FromMilliseconds(500)))
@@ -184,7 +184,7 @@ namespace MockDatabricks.Tests.Server
         public async Task RpcSlow_JournalsTheCallFirstSoWhatTheClientDoesMeanwhileComesAfterIt()
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(s_spec, "mode=cloudfetch, faults='rpc_slow method=CloseOperation delay_ms=1500'"));
+            TExecuteStatementResp executed = await ExecuteAsync(client, "faults='rpc_slow method=CloseOperation delay_ms=1500'");
             string operation = executed.OperationHandle!.OperationId.ToHex();
 
             Task<TCloseOperationResp> closing = client.CloseOperationAsync(executed.OperationHandle!);
@@ -194,7 +194,7 @@ namespace MockDatabricks.Tests.Server
                 await Task.Delay(20);
             }
 
-            await client.DownloadAsync(executed.DirectResults!.ResultSet!.Results!.ResultLinks![0].FileLink);
+            await client.DownloadAsync(MockServerFixture.DirectResultLinks(executed)[0].FileLink);
             Assert.Equal(TStatusCode.Success, (await closing).Status.StatusCode);
 
             List<JournalEntry> journal = await fixture.Admin.JournalAsync(operation: operation);
@@ -244,6 +244,10 @@ namespace MockDatabricks.Tests.Server
             Assert.Equal(s_spec.Rows, ResultVerifier.VerifyAllValues(outcome.Batches, s_spec));
             return (outcome, await fixture.Admin.JournalAsync(operation: outcome.OperationId));
         }
+
+        /// <summary>The same statement executed but not read: the test fetches, refreshes or closes what it needs itself.</summary>
+        private static Task<TExecuteStatementResp> ExecuteAsync(MockDatabricksClient client, string options) =>
+            MockServerFixture.ExecuteInNewSessionAsync(client, MockSql.Select(s_spec, "mode=cloudfetch, " + options));
 
         private static string Describe(JournalEntry entry) =>
             entry.Kind == "download" ? $"download:{entry.File}:{entry.Outcome}" : $"rpc:{entry.Method}";

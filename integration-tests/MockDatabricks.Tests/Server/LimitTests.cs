@@ -68,8 +68,8 @@ namespace MockDatabricks.Tests.Server
             using MockDatabricksClient client = fixture.NewClient();
             TExecuteStatementResp executed = await MockServerFixture.ExecuteInNewSessionAsync(client, statement, new ExecuteOptions { DirectMaxRows = 3_000 });
             Assert.Equal(TStatusCode.Success, executed.Status.StatusCode);
-            var links = new List<TSparkArrowResultLink>(executed.DirectResults!.ResultSet!.Results!.ResultLinks!);
-            bool more = executed.DirectResults.ResultSet.HasMoreRows;
+            var links = new List<TSparkArrowResultLink>(MockServerFixture.DirectResultLinks(executed));
+            bool more = executed.DirectResults!.ResultSet!.HasMoreRows;
             while (more)
             {
                 TFetchResultsResp page = await client.FetchResultsAsync(executed.OperationHandle!, 3_000);

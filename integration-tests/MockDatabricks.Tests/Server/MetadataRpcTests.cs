@@ -208,10 +208,14 @@ namespace MockDatabricks.Tests.Server
         private static List<string?> Values(TColumn column) => column switch
         {
             { StringVal: { } s } => s.Values.Select((v, i) => ColumnBasedSet.IsNull(s.Nulls, i) ? null : v).ToList(),
-            { I32Val: { } n } => n.Values.Select((v, i) => ColumnBasedSet.IsNull(n.Nulls, i) ? null : v.ToString(System.Globalization.CultureInfo.InvariantCulture)).ToList(),
-            { I16Val: { } n } => n.Values.Select((v, i) => ColumnBasedSet.IsNull(n.Nulls, i) ? null : v.ToString(System.Globalization.CultureInfo.InvariantCulture)).ToList(),
-            { ByteVal: { } n } => n.Values.Select((v, i) => ColumnBasedSet.IsNull(n.Nulls, i) ? null : v.ToString(System.Globalization.CultureInfo.InvariantCulture)).ToList(),
+            { I32Val: { } n } => Numbers(n.Values, n.Nulls),
+            { I16Val: { } n } => Numbers(n.Values, n.Nulls),
+            { ByteVal: { } n } => Numbers(n.Values, n.Nulls),
             _ => throw new InvalidOperationException("The metadata answers have only string and integer columns."),
         };
+
+        private static List<string?> Numbers<T>(List<T> values, byte[] nulls)
+            where T : IFormattable =>
+            values.Select((v, i) => ColumnBasedSet.IsNull(nulls, i) ? null : v.ToString(null, CultureInfo.InvariantCulture)).ToList();
     }
 }

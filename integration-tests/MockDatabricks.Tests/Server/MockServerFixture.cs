@@ -26,6 +26,21 @@ namespace MockDatabricks.Tests.Server
         public static async Task<TExecuteStatementResp> ExecuteInNewSessionAsync(MockDatabricksClient client, string statement, ExecuteOptions? options = null) =>
             await client.ExecuteStatementAsync(await OpenSessionAsync(client), statement, options);
 
+        /// <summary>
+        /// The data set executed by CloudFetch with <paramref name="faults"/> under a tag of its own (so the journal's
+        /// downloads of its links are this execution's alone), not read: the test fetches the links itself.
+        /// </summary>
+        public static async Task<(string Tag, List<TSparkArrowResultLink> Links)> ExecuteTaggedAsync(MockDatabricksClient client, DatasetSpec spec, string tagPrefix, string faults)
+        {
+            string tag = tagPrefix + "-" + Guid.NewGuid().ToString("N");
+            TExecuteStatementResp executed = await ExecuteInNewSessionAsync(client, MockSql.Select(spec, $"mode=cloudfetch, tag={tag}, faults='{faults}'"));
+            return (tag, DirectResultLinks(executed));
+        }
+
+        /// <summary>The CloudFetch links an execution's direct results carry (the first batch of them).</summary>
+        public static List<TSparkArrowResultLink> DirectResultLinks(TExecuteStatementResp executed) =>
+            executed.DirectResults!.ResultSet!.Results!.ResultLinks!;
+
         public static async Task<TSessionHandle> OpenSessionAsync(MockDatabricksClient client)
         {
             TOpenSessionResp response = await client.OpenSessionAsync();

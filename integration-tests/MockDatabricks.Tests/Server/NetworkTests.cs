@@ -54,11 +54,7 @@ namespace MockDatabricks.Tests.Server
         public async Task TimeToFirstByte_HoldsTheResponseHeaders_WhileOtherFilesAreServed()
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            string tag = "ttfb-" + Guid.NewGuid().ToString("N");
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session,
-                MockSql.Select(s_spec, $"mode=cloudfetch, tag={tag}, faults='slow files=0 delay_ms=600000'"));
-            List<TSparkArrowResultLink> links = executed.DirectResults!.ResultSet!.Results!.ResultLinks!;
+            (string tag, List<TSparkArrowResultLink> links) = await MockServerFixture.ExecuteTaggedAsync(client, s_spec, "ttfb", "slow files=0 delay_ms=600000");
             using var http = new HttpClient();
             using var leave = new CancellationTokenSource();
 
@@ -89,11 +85,7 @@ namespace MockDatabricks.Tests.Server
         {
             const long LinkBytesPerSecond = 600_000;
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            string tag = "link-" + Guid.NewGuid().ToString("N");
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session,
-                MockSql.Select(s_fourFiles, $"mode=cloudfetch, tag={tag}, faults='link bps={LinkBytesPerSecond} times=always'"));
-            List<TSparkArrowResultLink> links = executed.DirectResults!.ResultSet!.Results!.ResultLinks!;
+            (string tag, List<TSparkArrowResultLink> links) = await MockServerFixture.ExecuteTaggedAsync(client, s_fourFiles, "link", $"link bps={LinkBytesPerSecond} times=always");
             long total = links.Sum(l => l.BytesNum);
             Assert.Equal(4, links.Count);
 

@@ -62,12 +62,7 @@ namespace MockDatabricks.Tests.Server
                 await writer.WriteFieldStopAsync(ct);
             });
 
-            byte[] reply = await client.PostRawAsync(call);
-            TApplicationException error = await Assert.ThrowsAsync<TApplicationException>(() =>
-                ThriftMessages.DecodeReplyAsync<TExecuteStatementResp>(reply, "ExecuteStatement"));
-
-            Assert.Equal(TApplicationException.ExceptionType.ProtocolError, error.Type);
-            Assert.Equal("ExecuteStatement: malformed arguments: a required field is not set", error.Message);
+            await AssertProtocolErrorAsync<TExecuteStatementResp>(client, call, "ExecuteStatement", "ExecuteStatement: malformed arguments: a required field is not set");
             await AssertStillServingAsync();
         }
 
@@ -76,13 +71,10 @@ namespace MockDatabricks.Tests.Server
         {
             using MockDatabricksClient client = fixture.NewClient();
             byte[] call = await ThriftMessages.EncodeCallAsync("OpenSession", 1, new TOpenSessionReq { ClientProtocol = TProtocolVersion.SparkV7, InitialNamespace = new TNamespace { SchemaName = "x" } });
+            byte[] truncated = call.AsSpan(0, call.Length - 6).ToArray();
 
-            byte[] reply = await client.PostRawAsync(call.AsSpan(0, call.Length - 6).ToArray());
-
-            TApplicationException error = await Assert.ThrowsAsync<TApplicationException>(() => ThriftMessages.DecodeReplyAsync<TOpenSessionResp>(reply, "OpenSession"));
-            Assert.Equal(TApplicationException.ExceptionType.ProtocolError, error.Type);
             // ApacheThrift's end-of-buffer error (TTransportException END_OF_FILE), passed on as the protocol error.
-            Assert.Equal("OpenSession: malformed arguments: Cannot read, Remote side has closed", error.Message);
+            await AssertProtocolErrorAsync<TOpenSessionResp>(client, truncated, "OpenSession", "OpenSession: malformed arguments: Cannot read, Remote side has closed");
             await AssertStillServingAsync();
         }
 
@@ -144,7 +136,7 @@ namespace MockDatabricks.Tests.Server
             using HttpResponseMessage response = await http.SendAsync(request);
             TExecuteStatementResp executed = await ThriftMessages.DecodeReplyAsync<TExecuteStatementResp>(await response.Content.ReadAsByteArrayAsync(), "ExecuteStatement");
 
-            Assert.All(executed.DirectResults!.ResultSet!.Results!.ResultLinks!, link => Assert.StartsWith("https://warehouse.example:18080/cloudfetch/", link.FileLink));
+            Assert.All(MockServerFixture.DirectResultLinks(executed), link => Assert.StartsWith("https://warehouse.example:18080/cloudfetch/", link.FileLink));
         }
 
         [Fact]
@@ -159,6 +151,17 @@ namespace MockDatabricks.Tests.Server
 
             Assert.Contains(datasets.RootElement.GetProperty("datasets").EnumerateArray(), d => d.GetProperty("rows").GetInt64() == 10_000 && d.GetProperty("files").GetInt32() == 2);
             Assert.Contains(operations.RootElement.GetProperty("operations").EnumerateArray(), o => o.GetProperty("statement").GetString()!.Contains("many_files"));
+        }
+
+        /// <summary>Posts <paramref name="call"/> as it is: the reply must be a ProtocolError EXCEPTION that says <paramref name="message"/>.</summary>
+        private static async Task AssertProtocolErrorAsync<TResponse>(MockDatabricksClient client, byte[] call, string method, string message)
+            where TResponse : class, TBase, new()
+        {
+            byte[] reply = await client.PostRawAsync(call);
+            TApplicationException error = await Assert.ThrowsAsync<TApplicationException>(() => ThriftMessages.DecodeReplyAsync<TResponse>(reply, method));
+
+            Assert.Equal(TApplicationException.ExceptionType.ProtocolError, error.Type);
+            Assert.Equal(message, error.Message);
         }
 
         private async Task AssertStillServingAsync()

@@ -37,11 +37,8 @@ namespace MockDatabricks.Tests.Server
         public async Task AClientThatLeavesMidBody_IsSeenSendingThenAborted()
         {
             using MockDatabricksClient client = fixture.NewClient();
-            TSessionHandle session = await MockServerFixture.OpenSessionAsync(client);
-            string tag = "transfer-" + Guid.NewGuid().ToString("N");
-            TExecuteStatementResp executed = await client.ExecuteStatementAsync(session,
-                MockSql.Select(s_bigFile, $"mode=cloudfetch, tag={tag}, faults='throttle bps=200000'"));
-            TSparkArrowResultLink link = Assert.Single(executed.DirectResults!.ResultSet!.Results!.ResultLinks!);
+            (string tag, List<TSparkArrowResultLink> links) = await MockServerFixture.ExecuteTaggedAsync(client, s_bigFile, "transfer", "throttle bps=200000");
+            TSparkArrowResultLink link = Assert.Single(links);
 
             using var leave = new CancellationTokenSource();
             Task<byte[]> download = client.DownloadAsync(link.FileLink, leave.Token);

@@ -465,8 +465,7 @@ namespace MockDatabricks.Server.Query.Sql
             SqlExpr left = readOperand();
             while (isOperator(Current))
             {
-                Token op = Current;
-                _next++;
+                Token op = Advance();
                 left = new BinaryExpr(op.Text.ToUpperInvariant(), left, readOperand(), op.Position);
             }
 
@@ -477,8 +476,7 @@ namespace MockDatabricks.Server.Query.Sql
         {
             if (Current.Is("NOT"))
             {
-                int position = Current.Position;
-                _next++;
+                int position = Advance().Position;
                 return new UnaryExpr("NOT", ReadNot(), position);
             }
 
@@ -490,8 +488,7 @@ namespace MockDatabricks.Server.Query.Sql
             SqlExpr left = ReadAdditive();
             if (Current.Is("IS"))
             {
-                int position = Current.Position;
-                _next++;
+                int position = Advance().Position;
                 bool negated = TryKeyword("NOT");
                 ExpectKeyword("NULL");
                 return new IsNullExpr(left, negated, position);
@@ -501,8 +498,7 @@ namespace MockDatabricks.Server.Query.Sql
             {
                 if (Current.IsSymbol(op))
                 {
-                    int position = Current.Position;
-                    _next++;
+                    int position = Advance().Position;
                     return new BinaryExpr(op == "==" ? "=" : op == "!=" ? "<>" : op, left, ReadAdditive(), position);
                 }
             }
@@ -529,8 +525,7 @@ namespace MockDatabricks.Server.Query.Sql
 
             if (Current.IsSymbol("-") || Current.IsSymbol("+"))
             {
-                Token op = Current;
-                _next++;
+                Token op = Advance();
                 SqlExpr operand = ReadUnary();
                 return op.Text == "-" ? new UnaryExpr("-", operand, op.Position) : operand;
             }
@@ -543,8 +538,7 @@ namespace MockDatabricks.Server.Query.Sql
             SqlExpr expression = ReadPrimary();
             while (Current.IsSymbol("::"))
             {
-                int position = Current.Position;
-                _next++;
+                int position = Advance().Position;
                 expression = new CastExpr(expression, ReadType(), false, position);
             }
 
@@ -674,8 +668,7 @@ namespace MockDatabricks.Server.Query.Sql
         {
             if (Current.Kind == TokenKind.String)
             {
-                string text = Current.Text;
-                _next++;
+                string text = Advance().Text;
                 string start = ReadIntervalUnit();
                 string? end = TryKeyword("TO") ? ReadIntervalUnit() : null;
                 return SqlLiterals.Interval(text, start, end, position);
@@ -882,12 +875,18 @@ namespace MockDatabricks.Server.Query.Sql
 
         private Token Expect(TokenKind kind)
         {
-            Token token = Current;
-            if (token.Kind != kind)
+            if (Current.Kind != kind)
             {
-                throw SqlError.Syntax(token.ToString(), token.Position);
+                throw SqlError.Syntax(Current.ToString(), Current.Position);
             }
 
+            return Advance();
+        }
+
+        /// <summary>Moves past the current token and returns it, for the text or position a node keeps of it.</summary>
+        private Token Advance()
+        {
+            Token token = Current;
             _next++;
             return token;
         }

@@ -141,7 +141,7 @@ namespace MockDatabricks.Tests.Server.Rest
             using MockDatabricksClient thrift = fixture.NewClient();
             TSessionHandle session = await MockServerFixture.OpenSessionAsync(thrift);
             TExecuteStatementResp thriftReply = await thrift.ExecuteStatementAsync(session, sql);
-            TSparkArrowResultLink thriftLink = thriftReply.DirectResults!.ResultSet!.Results!.ResultLinks![0];
+            TSparkArrowResultLink thriftLink = MockServerFixture.DirectResultLinks(thriftReply)[0];
             using RestApiClient rest = fixture.NewRestClient();
 
             RestStatement restReply = await rest.ExecuteAsync(new RestExecuteRequest { Statement = sql, SessionId = await rest.CreateSessionAsync() });
