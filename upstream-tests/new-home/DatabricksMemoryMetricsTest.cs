@@ -35,7 +35,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
     /// </summary>
     public class DatabricksMemoryMetricsTest
     {
-        private const int Min = Lz4BufferPool.MinimumArrayLength;
+        private const int MinArray = Lz4BufferPool.MinimumArrayLength;
         private const string Lz4Buffers = DatabricksMemoryMetricNames.Lz4BuffersPool;
 
         /// <summary>
@@ -91,39 +91,39 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
 
             // Act and Assert: rented
             PooledArray a = pool.Rent(1);
-            PooledArray b = pool.Rent((2 * Min) - 1); // the 128 KiB bucket
+            PooledArray b = pool.Rent((2 * MinArray) - 1); // the 128 KiB bucket
             PooledArray c = pool.Rent(MiB);
             byte[] cArray = c.Array;
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(Min + (2 * Min) + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.InUse, Lz4Buffers));
-            Assert.Equal(Min + (2 * Min) + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated, Lz4Buffers));
+            Assert.Equal(MinArray + (2 * MinArray) + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.InUse, Lz4Buffers));
+            Assert.Equal(MinArray + (2 * MinArray) + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated, Lz4Buffers));
             Assert.Equal(3, metrics.Count(id, DatabricksMemoryMetricNames.Allocated, Lz4Buffers));
 
             // returned
             b.Dispose();
             c.Dispose();
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal((2 * Min) + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Retained, Lz4Buffers));
+            Assert.Equal((2 * MinArray) + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Retained, Lz4Buffers));
 
             // reused: rented and in use again, not allocated again
             PooledArray c2 = pool.Rent(MiB);
             Assert.Same(cArray, c2.Array);
             AssertBufferPoolMatches(metrics, scope);
-            Assert.Equal(Min + (2 * Min) + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated, Lz4Buffers));
-            Assert.Equal((2 * Min) + MiB + Min + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Rented, Lz4Buffers));
+            Assert.Equal(MinArray + (2 * MinArray) + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated, Lz4Buffers));
+            Assert.Equal((2 * MinArray) + MiB + MinArray + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Rented, Lz4Buffers));
 
             // released: retained drops to 0 at once; arrays still rented stay in use until they come back
             owner.Dispose();
             AssertBufferPoolMatches(metrics, scope);
             Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Retained, Lz4Buffers));
-            Assert.Equal(Min + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.InUse, Lz4Buffers));
-            Assert.Equal(2 * Min, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped, Lz4Buffers));
+            Assert.Equal(MinArray + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.InUse, Lz4Buffers));
+            Assert.Equal(2 * MinArray, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped, Lz4Buffers));
             a.Dispose();
             c2.Dispose();
             AssertBufferPoolMatches(metrics, scope);
             Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.InUse, Lz4Buffers));
             Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Retained, Lz4Buffers));
-            Assert.Equal((2 * Min) + Min + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped, Lz4Buffers));
+            Assert.Equal((2 * MinArray) + MinArray + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped, Lz4Buffers));
 
             // after release, rents are unpooled: counted as such, never as rented, allocated or in use
             long rentedBefore = metrics.Sum(id, DatabricksMemoryMetricNames.Rented, Lz4Buffers);

@@ -119,39 +119,30 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Contains("from 1 to", Assert.Throws<ArgumentException>(() => ParseOptions((Budget, "0"))).Message);
         }
 
-        [Fact]
-        public void FromProperties_DecodeAhead_IsOnByDefaultAndTurnedOffByItsKey()
+        [Theory]
+        [InlineData(DecodeAhead)]
+        [InlineData(AdaptivePrefetch)]
+        public void FromProperties_ASwitch_IsOnByDefaultAndTurnedOffByItsKey(string key)
         {
+            // Arrange: the switch the key names
+            (string declaredKey, Func<DatabricksMemoryOptions, bool> isOn) = key == DecodeAhead
+                ? (DatabricksMemoryOptions.DecodeAheadKey, new Func<DatabricksMemoryOptions, bool>(o => o.DecodeAhead))
+                : (DatabricksMemoryOptions.AdaptivePrefetchKey, o => o.AdaptivePrefetch);
+
             // Act
             DatabricksMemoryOptions byDefault = ParseOptions();
-            DatabricksMemoryOptions off = ParseOptions((DecodeAhead, "false"));
-            DatabricksMemoryOptions onInAnyCase = ParseOptions(("ADBC.Databricks.Memory.Decode_Ahead", "TRUE"));
-            ArgumentException invalid = Assert.Throws<ArgumentException>(() => ParseOptions((DecodeAhead, "sometimes")));
+            DatabricksMemoryOptions on = ParseOptions((key, "True"));
+            DatabricksMemoryOptions onInAnyCase = ParseOptions((key.ToUpperInvariant(), "TRUE"));
+            DatabricksMemoryOptions off = ParseOptions((key, "false"));
+            ArgumentException invalid = Assert.Throws<ArgumentException>(() => ParseOptions((key, "sometimes")));
 
             // Assert
-            Assert.Equal(DecodeAhead, DatabricksMemoryOptions.DecodeAheadKey);
-            Assert.True(byDefault.DecodeAhead);
-            Assert.True(DatabricksMemoryOptions.Default.DecodeAhead);
-            Assert.False(off.DecodeAhead);
-            Assert.True(onInAnyCase.DecodeAhead);
-            Assert.Contains("'true' and 'false'", invalid.Message);
-        }
-
-        [Fact]
-        public void FromProperties_AdaptivePrefetch_IsOnByDefaultAndTurnedOffByItsKey()
-        {
-            // Act
-            DatabricksMemoryOptions byDefault = ParseOptions();
-            DatabricksMemoryOptions on = ParseOptions((AdaptivePrefetch, "True"));
-            DatabricksMemoryOptions off = ParseOptions((AdaptivePrefetch, "false"));
-            ArgumentException invalid = Assert.Throws<ArgumentException>(() => ParseOptions((AdaptivePrefetch, "off")));
-
-            // Assert
-            Assert.Equal(AdaptivePrefetch, DatabricksMemoryOptions.AdaptivePrefetchKey);
-            Assert.True(byDefault.AdaptivePrefetch);
-            Assert.True(DatabricksMemoryOptions.Default.AdaptivePrefetch);
-            Assert.True(on.AdaptivePrefetch);
-            Assert.False(off.AdaptivePrefetch);
+            Assert.Equal(key, declaredKey);
+            Assert.True(isOn(byDefault));
+            Assert.True(isOn(DatabricksMemoryOptions.Default));
+            Assert.True(isOn(on));
+            Assert.True(isOn(onInAnyCase));
+            Assert.False(isOn(off));
             Assert.Contains("'true' and 'false'", invalid.Message);
         }
 

@@ -27,6 +27,9 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
     /// <summary>Scopes, downloads in pooled buffers and batch bodies: what the memory-scope tests share.</summary>
     internal static class DbxmemScopeData
     {
+        /// <summary>The pool's smallest array: requests up to it share one bucket, the first of four per doubling.</summary>
+        public const int MinArray = Lz4BufferPool.MinimumArrayLength;
+
         /// <summary>Name/value pairs as the connection-property dictionary the driver hands the overlay.</summary>
         public static Dictionary<string, string> Properties(params (string Key, string Value)[] properties)
         {

@@ -33,16 +33,14 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
     /// </summary>
     public class Lz4BufferPoolTest
     {
-        private const int Min = Lz4BufferPool.MinimumArrayLength;
-
         [Theory]
-        [InlineData(1, Min)]
-        [InlineData(Min - 1, Min)]
-        [InlineData(Min, Min)]
-        [InlineData(Min + 1, 80 * 1024)] // four steps per doubling: 64, 80, 96, 112, 128 KiB, 160 KiB...
+        [InlineData(1, MinArray)]
+        [InlineData(MinArray - 1, MinArray)]
+        [InlineData(MinArray, MinArray)]
+        [InlineData(MinArray + 1, 80 * 1024)] // four steps per doubling: 64, 80, 96, 112, 128 KiB, 160 KiB...
         [InlineData(100 * 1024, 112 * 1024)]
-        [InlineData(3 * Min, 3 * Min)]
-        [InlineData((3 * Min) + 1, 224 * 1024)]
+        [InlineData(3 * MinArray, 3 * MinArray)]
+        [InlineData((3 * MinArray) + 1, 224 * 1024)]
         [InlineData(MiB, MiB)]
         [InlineData(MiB + 1, MiB + (MiB / 4))]
         [InlineData((3 * MiB) + 1, (3 * MiB) + (MiB / 2))]
@@ -74,14 +72,14 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal((4 * MiB) + 1, pool.Rent((4 * MiB) + 1).Length);
             Assert.Equal(0, pool.ArrayLengthFor(0));
             pool.Release();
-            Assert.Equal(3 * Min, pool.ArrayLengthFor(3 * Min));
-            Assert.Equal(3 * Min, pool.Rent(3 * Min).Length);
+            Assert.Equal(3 * MinArray, pool.ArrayLengthFor(3 * MinArray));
+            Assert.Equal(3 * MinArray, pool.Rent(3 * MinArray).Length);
         }
 
         [Theory]
-        [InlineData(Min, Min)]
-        [InlineData(Min + 1, 2 * Min)]
-        [InlineData(100_000, 2 * Min)]
+        [InlineData(MinArray, MinArray)]
+        [InlineData(MinArray + 1, 2 * MinArray)]
+        [InlineData(100_000, 2 * MinArray)]
         [InlineData(3 * MiB, 4 * MiB)]
         [InlineData(32 * MiB, 32 * MiB)]
         public void Constructor_MaxArrayLength_IsRoundedUpToABucketSizeAndStillPooled(int configured, int expected)
@@ -103,8 +101,8 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             PoolMeter meter = new PoolMeter(DbxmemMetricsRecorder.NextTestScopeId(), DatabricksMemoryMetricNames.Lz4BuffersPool);
 
             // Act and Assert
-            Assert.Throws<ArgumentOutOfRangeException>(() => new Lz4BufferPool(Min - 1, 0, meter));
-            Assert.Throws<ArgumentOutOfRangeException>(() => new Lz4BufferPool(Min, -1, meter));
+            Assert.Throws<ArgumentOutOfRangeException>(() => new Lz4BufferPool(MinArray - 1, 0, meter));
+            Assert.Throws<ArgumentOutOfRangeException>(() => new Lz4BufferPool(MinArray, -1, meter));
         }
 
         [Fact]
@@ -175,32 +173,32 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             byte[] firstArray = first.Array;
             byte[] secondArray = second.Array;
             Assert.NotSame(firstArray, secondArray);
-            Assert.Equal(2 * 2 * Min, pool.InUseBytes);
+            Assert.Equal(2 * 2 * MinArray, pool.InUseBytes);
             Assert.Equal(0, pool.RetainedBytes);
 
             // Act and Assert: returned, then rented again at any size of the same bucket
             first.Dispose();
-            Assert.Equal(2 * Min, pool.InUseBytes);
-            Assert.Equal(2 * Min, pool.RetainedBytes);
-            PooledArray again = pool.Rent((2 * Min) - 5);
+            Assert.Equal(2 * MinArray, pool.InUseBytes);
+            Assert.Equal(2 * MinArray, pool.RetainedBytes);
+            PooledArray again = pool.Rent((2 * MinArray) - 5);
             Assert.Same(firstArray, again.Array);
-            Assert.Equal(2 * 2 * Min, pool.InUseBytes);
+            Assert.Equal(2 * 2 * MinArray, pool.InUseBytes);
             Assert.Equal(0, pool.RetainedBytes);
 
             // a smaller request takes the free larger array rather than allocating its own bucket's size
             second.Dispose();
             PooledArray small = pool.Rent(10);
             Assert.Same(secondArray, small.Array);
-            Assert.Equal(2 * Min, small.Length);
-            Assert.Equal(2 * 2 * Min, pool.InUseBytes);
+            Assert.Equal(2 * MinArray, small.Length);
+            Assert.Equal(2 * 2 * MinArray, pool.InUseBytes);
             Assert.Equal(0, pool.RetainedBytes);
             again.Dispose();
             small.Dispose();
             Assert.Equal(0, pool.InUseBytes);
-            Assert.Equal(2 * 2 * Min, pool.RetainedBytes);
+            Assert.Equal(2 * 2 * MinArray, pool.RetainedBytes);
 
             // two arrays were ever allocated, both 128 KiB
-            Assert.Equal(2 * 2 * Min, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated));
+            Assert.Equal(2 * 2 * MinArray, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated));
             Assert.Equal(2, metrics.Count(id, DatabricksMemoryMetricNames.Allocated));
         }
 
@@ -215,10 +213,10 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             free.Dispose();
 
             // Act and Assert: 160 KiB is five buckets above 64 KiB (80, 96, 112, 128, 160): too large to take
-            using (PooledArray small = pool.Rent(Min))
+            using (PooledArray small = pool.Rent(MinArray))
             {
                 Assert.NotSame(large, small.Array);
-                Assert.Equal(Min, small.Length);
+                Assert.Equal(MinArray, small.Length);
             }
 
             // four buckets up (at most 2x) is taken: an 80 KiB request finds the free 160 KiB array
@@ -229,7 +227,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
                 Assert.Equal(160 * 1024, pool.InUseBytes);
             }
 
-            Assert.Equal((160 * 1024) + Min, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated));
+            Assert.Equal((160 * 1024) + MinArray, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated));
             Assert.Equal(2, metrics.Count(id, DatabricksMemoryMetricNames.Allocated));
         }
 
@@ -238,13 +236,13 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         {
             // Arrange
             Lz4BufferPool pool = NewPool(MiB, MiB, out _);
-            PooledArray rental = pool.Rent(Min);
+            PooledArray rental = pool.Rent(MinArray);
             byte[] array = rental.Array;
             array.AsSpan().Fill(0xAB);
             rental.Dispose();
 
             // Act
-            using PooledArray dirty = pool.Rent(Min);
+            using PooledArray dirty = pool.Rent(MinArray);
 
             // Assert: stale bytes are expected (what the decoder's tests with poisoned pools rely on)
             Assert.Same(array, dirty.Array);
@@ -259,21 +257,21 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Lz4BufferPool pool = NewPool(MiB, 64 * MiB, out int id);
 
             // Act and Assert: nothing free
-            Assert.Null(pool.TryRentFree(Min));
+            Assert.Null(pool.TryRentFree(MinArray));
             Assert.Null(pool.TryRentFree(0));
             Assert.Null(pool.TryRentFree(MiB + 1));
             Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated));
 
             // one free 128 KiB array
-            PooledArray rental = pool.Rent(2 * Min);
+            PooledArray rental = pool.Rent(2 * MinArray);
             byte[] array = rental.Array;
             rental.Dispose();
-            Assert.Null(pool.TryRentFree((2 * Min) + 1)); // a larger bucket: nothing free there
-            PooledArray? again = pool.TryRentFree(Min); // the bucket below takes the free larger array
+            Assert.Null(pool.TryRentFree((2 * MinArray) + 1)); // a larger bucket: nothing free there
+            PooledArray? again = pool.TryRentFree(MinArray); // the bucket below takes the free larger array
             Assert.NotNull(again);
             Assert.Same(array, again!.Array);
-            Assert.Equal(2 * Min, pool.InUseBytes);
-            Assert.Equal(2 * Min, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated));
+            Assert.Equal(2 * MinArray, pool.InUseBytes);
+            Assert.Equal(2 * MinArray, metrics.Sum(id, DatabricksMemoryMetricNames.Allocated));
             again.Dispose();
             Assert.Equal(0, pool.InUseBytes);
         }
@@ -287,7 +285,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             List<PooledArray> rentals = new List<PooledArray>();
             for (int i = 0; i < 4; i++)
             {
-                rentals.Add(pool.Rent(2 * Min));
+                rentals.Add(pool.Rent(2 * MinArray));
             }
 
             List<byte[]> arrays = rentals.ConvertAll(rental => rental.Array);
@@ -300,23 +298,23 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             }
 
             // Assert
-            Assert.Equal(2 * Min, pool.RetainedBytes);
+            Assert.Equal(2 * MinArray, pool.RetainedBytes);
             Assert.Equal(0, pool.InUseBytes);
-            Assert.Equal(3 * 2 * Min, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped));
+            Assert.Equal(3 * 2 * MinArray, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped));
 
             // The 64 KiB bucket still fits beside it: 128 + 64 <= 200 (a 64 KiB rent first takes the free 128 KiB
             // array, so rent that one too before the 64 KiB array is allocated).
             PooledArray taken = pool.Rent(1);
             Assert.Same(arrays[0], taken.Array);
             PooledArray small = pool.Rent(1);
-            Assert.Equal(Min, small.Length);
+            Assert.Equal(MinArray, small.Length);
             small.Dispose();
             taken.Dispose();
-            Assert.Equal(3 * Min, pool.RetainedBytes);
+            Assert.Equal(3 * MinArray, pool.RetainedBytes);
 
             // And the one kept 128 KiB array is the first one returned (only kept arrays can be reused).
-            Assert.Same(arrays[0], pool.Rent(2 * Min).Array);
-            Assert.NotSame(arrays[1], pool.Rent(2 * Min).Array);
+            Assert.Same(arrays[0], pool.Rent(2 * MinArray).Array);
+            Assert.NotSame(arrays[1], pool.Rent(2 * MinArray).Array);
         }
 
         [Fact]
@@ -324,7 +322,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         {
             // Arrange
             Lz4BufferPool pool = NewPool(MiB, 0, out _);
-            PooledArray rental = pool.Rent(Min);
+            PooledArray rental = pool.Rent(MinArray);
             byte[] array = rental.Array;
 
             // Act
@@ -333,7 +331,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             // Assert
             Assert.Equal(0, pool.RetainedBytes);
             Assert.Equal(0, pool.InUseBytes);
-            Assert.NotSame(array, pool.Rent(Min).Array);
+            Assert.NotSame(array, pool.Rent(MinArray).Array);
         }
 
         [Fact]
@@ -341,10 +339,10 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         {
             // Arrange: someone else holds the array by the time the first renter disposes a second time
             Lz4BufferPool pool = NewPool(MiB, 64 * MiB, out _);
-            PooledArray first = pool.Rent(Min);
+            PooledArray first = pool.Rent(MinArray);
             byte[] array = first.Array;
             first.Dispose();
-            PooledArray second = pool.Rent(Min);
+            PooledArray second = pool.Rent(MinArray);
             Assert.Same(array, second.Array);
 
             // Act
@@ -352,13 +350,13 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
 
             // Assert
             Assert.Equal(0, pool.RetainedBytes);
-            Assert.Equal(Min, pool.InUseBytes);
-            PooledArray third = pool.Rent(Min);
+            Assert.Equal(MinArray, pool.InUseBytes);
+            PooledArray third = pool.Rent(MinArray);
             Assert.NotSame(array, third.Array);
-            Assert.Equal(2 * Min, pool.InUseBytes);
+            Assert.Equal(2 * MinArray, pool.InUseBytes);
             ObjectDisposedException disposed = Assert.Throws<ObjectDisposedException>(() => first.Array); // no access at all
             Assert.Equal(nameof(PooledArray), disposed.ObjectName);
-            Assert.Equal(Min, first.Length);
+            Assert.Equal(MinArray, first.Length);
         }
 
         [Fact]
@@ -368,7 +366,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Lz4BufferPool pool = NewPool(MiB, 64 * MiB, out int id);
             using DbxmemMetricsRecorder metrics = new DbxmemMetricsRecorder();
             WeakReference lost = RentAndLose(pool);
-            Assert.Equal(Min, pool.InUseBytes);
+            Assert.Equal(MinArray, pool.InUseBytes);
 
             // Act
             FullCollect();
@@ -377,7 +375,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.False(lost.IsAlive, "the pool must not keep a lent array alive");
             Assert.Equal(0, pool.InUseBytes);
             Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.InUse));
-            Assert.Equal(Min, metrics.Sum(id, DatabricksMemoryMetricNames.Collected));
+            Assert.Equal(MinArray, metrics.Sum(id, DatabricksMemoryMetricNames.Collected));
             Assert.Equal(0, pool.RetainedBytes);
             GC.KeepAlive(pool);
         }
@@ -406,12 +404,12 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             // Arrange
             using DbxmemMetricsRecorder metrics = new DbxmemMetricsRecorder();
             Lz4BufferPool pool = NewPool(MiB, 64 * MiB, out int id);
-            PooledArray stillRented = pool.Rent(Min);
+            PooledArray stillRented = pool.Rent(MinArray);
             byte[] stillRentedArray = stillRented.Array;
-            PooledArray kept = pool.Rent(2 * Min);
+            PooledArray kept = pool.Rent(2 * MinArray);
             byte[] keptArray = kept.Array;
             kept.Dispose();
-            Assert.Equal(2 * Min, pool.RetainedBytes);
+            Assert.Equal(2 * MinArray, pool.RetainedBytes);
 
             // Act
             pool.Release();
@@ -420,16 +418,16 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             // Assert
             Assert.True(pool.IsReleased);
             Assert.Equal(0, pool.RetainedBytes);
-            Assert.Equal(Min, pool.InUseBytes);
+            Assert.Equal(MinArray, pool.InUseBytes);
             Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Retained));
-            Assert.Equal(2 * Min, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped));
+            Assert.Equal(2 * MinArray, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped));
 
             // a rent after release: a new, exact-size, unaccounted array (never the dropped one)
-            PooledArray after = pool.Rent((2 * Min) - 1);
+            PooledArray after = pool.Rent((2 * MinArray) - 1);
             Assert.NotSame(keptArray, after.Array);
-            Assert.Equal((2 * Min) - 1, after.Length);
-            Assert.Equal(Min, pool.InUseBytes);
-            Assert.Equal((2 * Min) - 1, metrics.Sum(id, DatabricksMemoryMetricNames.Unpooled));
+            Assert.Equal((2 * MinArray) - 1, after.Length);
+            Assert.Equal(MinArray, pool.InUseBytes);
+            Assert.Equal((2 * MinArray) - 1, metrics.Sum(id, DatabricksMemoryMetricNames.Unpooled));
 
             // late returns: the array rented before release leaves the in-use count and is dropped, not kept
             stillRented.Dispose();
@@ -438,8 +436,8 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(0, pool.RetainedBytes);
             Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.InUse));
             Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Retained));
-            Assert.Equal(3 * Min, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped));
-            Assert.NotSame(stillRentedArray, pool.Rent(Min).Array);
+            Assert.Equal(3 * MinArray, metrics.Sum(id, DatabricksMemoryMetricNames.Dropped));
+            Assert.NotSame(stillRentedArray, pool.Rent(MinArray).Array);
         }
 
         [Fact]
@@ -619,7 +617,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        private static WeakReference RentAndLose(Lz4BufferPool pool) => new WeakReference(pool.Rent(Min).Array);
+        private static WeakReference RentAndLose(Lz4BufferPool pool) => new WeakReference(pool.Rent(MinArray).Array);
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static WeakReference[] RentAndReturn(Lz4BufferPool pool, int count)
@@ -628,7 +626,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             WeakReference[] references = new WeakReference[count];
             for (int i = 0; i < count; i++)
             {
-                rentals[i] = pool.Rent(Min << i);
+                rentals[i] = pool.Rent(MinArray << i);
                 references[i] = new WeakReference(rentals[i].Array);
             }
 
@@ -643,7 +641,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static WeakReference RentNowReturnAfterRelease(Lz4BufferPool pool, out Action returnIt)
         {
-            PooledArray rental = pool.Rent(Min);
+            PooledArray rental = pool.Rent(MinArray);
             PooledArray?[] box = { rental };
             returnIt = () =>
             {

@@ -32,19 +32,17 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
     /// </summary>
     public class Lz4BufferPoolTrimmerTest
     {
-        private const int Min = Lz4BufferPool.MinimumArrayLength;
-
         [Fact]
         public async Task IdleTimer_PeriodPassed_FreeArraysGoAndRentalsInUseStay()
         {
             // Arrange
             using DbxmemMetricsRecorder metrics = new DbxmemMetricsRecorder();
             Lz4BufferPool pool = NewPool(MiB, 64 * MiB, out int id, TimeSpan.FromMilliseconds(200));
-            PooledArray inUse = pool.Rent(Min);
+            PooledArray inUse = pool.Rent(MinArray);
             byte[] inUseArray = inUse.Array;
-            pool.Rent(2 * Min).Dispose();
+            pool.Rent(2 * MinArray).Dispose();
             pool.Rent(MiB).Dispose();
-            Assert.Equal((2 * Min) + MiB, pool.RetainedBytes);
+            Assert.Equal((2 * MinArray) + MiB, pool.RetainedBytes);
 
             // Act: the trim's Trimmed measurement comes after its arrays are dropped and its Retained ones, so once it is
             // there the trim, which runs on a timer thread, is over
@@ -53,11 +51,11 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             // Assert
             Assert.Equal(0, pool.RetainedBytes);
             Assert.Equal(0, metrics.Sum(id, DatabricksMemoryMetricNames.Retained));
-            Assert.Equal((2 * Min) + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Trimmed, reason: DatabricksMemoryMetricNames.IdleReason));
-            Assert.Equal(Min, pool.InUseBytes);
+            Assert.Equal((2 * MinArray) + MiB, metrics.Sum(id, DatabricksMemoryMetricNames.Trimmed, reason: DatabricksMemoryMetricNames.IdleReason));
+            Assert.Equal(MinArray, pool.InUseBytes);
             Assert.Same(inUseArray, inUse.Array); // still the renter's, still readable
             inUse.Dispose();
-            Assert.Equal(Min, pool.RetainedBytes); // a rental that comes back after a trim is kept: trimming is not a release
+            Assert.Equal(MinArray, pool.RetainedBytes); // a rental that comes back after a trim is kept: trimming is not a release
             Assert.False(pool.IsReleased);
             pool.Release();
         }
@@ -93,20 +91,20 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Lz4BufferPool pool = NewPool(MiB, 64 * MiB, out int id);
             Lz4BufferPoolTrimmer? trimmer = pool.Trimmer;
             Assert.NotNull(trimmer); // Gen2 trimming runs even with the idle timer off
-            PooledArray inUse = pool.Rent(2 * Min);
-            pool.Rent(Min).Dispose();
+            PooledArray inUse = pool.Rent(2 * MinArray);
+            pool.Rent(MinArray).Dispose();
 
             // Act and Assert: at normal load, idleness is the timer's business
             trimmer!.OnGen2Collection(highMemoryLoad: false, memoryLoadKnown: true, DateTime.UtcNow.Ticks);
-            Assert.Equal(Min, pool.RetainedBytes);
+            Assert.Equal(MinArray, pool.RetainedBytes);
 
             // under pressure, everything free goes
             trimmer.OnGen2Collection(highMemoryLoad: true, memoryLoadKnown: true, DateTime.UtcNow.Ticks);
             Assert.Equal(0, pool.RetainedBytes);
-            Assert.Equal(2 * Min, pool.InUseBytes);
-            Assert.Equal(Min, metrics.Sum(id, DatabricksMemoryMetricNames.Trimmed, reason: DatabricksMemoryMetricNames.MemoryPressureReason));
+            Assert.Equal(2 * MinArray, pool.InUseBytes);
+            Assert.Equal(MinArray, metrics.Sum(id, DatabricksMemoryMetricNames.Trimmed, reason: DatabricksMemoryMetricNames.MemoryPressureReason));
             inUse.Dispose();
-            Assert.Equal(2 * Min, pool.RetainedBytes);
+            Assert.Equal(2 * MinArray, pool.RetainedBytes);
         }
 
         [Fact]
@@ -118,20 +116,20 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Lz4BufferPoolTrimmer trimmer = pool.Trimmer!;
             long t0 = DateTime.UtcNow.Ticks;
             long second = TimeSpan.TicksPerSecond;
-            pool.Rent(Min).Dispose();
+            pool.Rent(MinArray).Dispose();
 
             // Act and Assert
             trimmer.OnGen2Collection(false, false, t0);                 // first look
             trimmer.OnGen2Collection(false, false, t0 + (9 * second));  // idle, but only 9 s
-            Assert.Equal(Min, pool.RetainedBytes);
-            pool.Rent(Min).Dispose();                                    // used again: the clock restarts
+            Assert.Equal(MinArray, pool.RetainedBytes);
+            pool.Rent(MinArray).Dispose();                                    // used again: the clock restarts
             trimmer.OnGen2Collection(false, false, t0 + (11 * second));
-            Assert.Equal(Min, pool.RetainedBytes);
+            Assert.Equal(MinArray, pool.RetainedBytes);
             trimmer.OnGen2Collection(false, false, t0 + (20 * second));
-            Assert.Equal(Min, pool.RetainedBytes);
+            Assert.Equal(MinArray, pool.RetainedBytes);
             trimmer.OnGen2Collection(false, false, t0 + (21 * second)); // 10 s unused since the Gen2 that saw the last use
             Assert.Equal(0, pool.RetainedBytes);
-            Assert.Equal(Min, metrics.Sum(id, DatabricksMemoryMetricNames.Trimmed, reason: DatabricksMemoryMetricNames.Gen2IdleReason));
+            Assert.Equal(MinArray, metrics.Sum(id, DatabricksMemoryMetricNames.Trimmed, reason: DatabricksMemoryMetricNames.Gen2IdleReason));
         }
 
         [Fact]
@@ -166,7 +164,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         private static WeakReference CreateForgottenPool()
         {
             Lz4BufferPool pool = NewPool(MiB, 64 * MiB, out _, TimeSpan.FromMilliseconds(50));
-            pool.Rent(Min).Dispose();
+            pool.Rent(MinArray).Dispose();
             return new WeakReference(pool);
         }
     }

@@ -192,18 +192,12 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             int headRead = ReadFully(stream, head, head.Length);
             await UntilAsync(() => decoder.InputReleased, Liveness, "the corrupt block decoded ahead did not end the decode");
             int tailRead = ReadFully(stream, tail, tail.Length);
-            Lz4FormatException error = Assert.Throws<Lz4FormatException>(() => stream.Read(new byte[1], 0, 1));
-            Lz4FormatException again = Assert.Throws<Lz4FormatException>(() => stream.Read(new byte[1], 0, 1));
 
             // Assert: every byte before the corrupt block was delivered, then the read that reached it failed
             Assert.Equal((head.Length, tail.Length), (headRead, tailRead));
             Assert.True(data.AsSpan(0, head.Length).SequenceEqual(head), "bytes of the first block differ");
             Assert.True(data.AsSpan(head.Length, tail.Length).SequenceEqual(tail), "bytes of the second block differ");
-            Assert.StartsWith($"Invalid LZ4 data in chunk 7 at byte {thirdBlock}: a block of ", error.Message);
-            Assert.Equal("chunk 7", error.InputName);
-            Assert.Same(error, again);
-            Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(0, scope.Budget.InUse);
+            AssertEveryNextReadFailsAtChunk7Byte(thirdBlock, stream, scope);
         }
 
         [Fact]
@@ -243,16 +237,26 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
 
             // Act
             int read = ReadFully(stream, firstTwoBlocks, firstTwoBlocks.Length);
-            Lz4FormatException error = Assert.Throws<Lz4FormatException>(() => stream.Read(new byte[1], 0, 1));
-            Lz4FormatException again = Assert.Throws<Lz4FormatException>(() => stream.Read(new byte[1], 0, 1));
 
             // Assert
             Assert.Equal(firstTwoBlocks.Length, read);
             Assert.True(data.AsSpan(0, firstTwoBlocks.Length).SequenceEqual(firstTwoBlocks), "bytes before the corrupt block differ");
-            Assert.StartsWith($"Invalid LZ4 data in chunk 7 at byte {thirdBlock}: a block of ", error.Message);
+            AssertEveryNextReadFailsAtChunk7Byte(thirdBlock, stream, scope);
+        }
+
+        /// <summary>
+        /// The read that reaches the corrupt block, and every read after it, fails with the same error naming the input
+        /// and the block's offset; every array and every charged byte is back at the failure, before the stream is
+        /// disposed.
+        /// </summary>
+        private static void AssertEveryNextReadFailsAtChunk7Byte(int offset, Stream stream, DatabricksMemoryScope scope)
+        {
+            Lz4FormatException error = Assert.Throws<Lz4FormatException>(() => stream.Read(new byte[1], 0, 1));
+            Lz4FormatException again = Assert.Throws<Lz4FormatException>(() => stream.Read(new byte[1], 0, 1));
+            Assert.StartsWith($"Invalid LZ4 data in chunk 7 at byte {offset}: a block of ", error.Message);
             Assert.Equal("chunk 7", error.InputName);
             Assert.Same(error, again);
-            Assert.Equal(0, scope.BufferPool.InUseBytes); // every array back at the failure, before the stream is disposed
+            Assert.Equal(0, scope.BufferPool.InUseBytes);
             Assert.Equal(0, scope.Budget.InUse);
         }
 

@@ -33,8 +33,6 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
     /// </summary>
     public class PooledBufferTest
     {
-        private const int Min = Lz4BufferPool.MinimumArrayLength;
-
         [Fact]
         public async Task ToStream_ReadThenDisposed_ReadsTheValidBytesAndGivesTheArrayBackOnce()
         {
@@ -54,12 +52,12 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(body.Length, stream.Length);
             Assert.False(stream.CanWrite);
             Assert.Equal(body, stream.ToArray());
-            Assert.Equal(2 * Min, scope.BufferPool.InUseBytes);
+            Assert.Equal(2 * MinArray, scope.BufferPool.InUseBytes);
             Assert.Throws<UnauthorizedAccessException>(() => stream.GetBuffer());
             Assert.False(stream.TryGetBuffer(out _));
             stream.Dispose();
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(2 * Min, scope.BufferPool.RetainedBytes);
+            Assert.Equal(2 * MinArray, scope.BufferPool.RetainedBytes);
             Assert.Throws<UnauthorizedAccessException>(() => stream.GetBuffer());
             Assert.False(stream.TryGetBuffer(out _));
             Assert.Throws<ObjectDisposedException>(() => stream.ToArray()); // MemoryStream's would copy the pooled array
@@ -71,10 +69,10 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             buffer.Dispose();
             buffer.Dispose();
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(2 * Min, scope.BufferPool.RetainedBytes);
-            Assert.Equal(2 * Min, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
-            PooledArray next = scope.BufferPool.Rent(2 * Min);
-            PooledArray another = scope.BufferPool.Rent(2 * Min);
+            Assert.Equal(2 * MinArray, scope.BufferPool.RetainedBytes);
+            Assert.Equal(2 * MinArray, metrics.Sum(scope.Id, DatabricksMemoryMetricNames.Returned));
+            PooledArray next = scope.BufferPool.Rent(2 * MinArray);
+            PooledArray another = scope.BufferPool.Rent(2 * MinArray);
             Assert.Same(array, next.Array);
             Assert.NotSame(array, another.Array);
         }
@@ -96,7 +94,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(500, buffer.Length);
             Assert.Throws<ObjectDisposedException>(() => buffer.Segment);
             Assert.Equal(0, scope.BufferPool.InUseBytes);
-            Assert.Equal(Min, scope.BufferPool.RetainedBytes);
+            Assert.Equal(MinArray, scope.BufferPool.RetainedBytes);
         }
 
         // Stream.Read(Span<byte>) is .NET Core's: .NET Framework has no span read for the stream to override (Apache.Arrow

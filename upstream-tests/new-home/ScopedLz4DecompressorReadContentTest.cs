@@ -33,13 +33,11 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
     /// </summary>
     public class ScopedLz4DecompressorReadContentTest
     {
-        private const int Min = Lz4BufferPool.MinimumArrayLength;
-
         [Theory]
         [InlineData(0)]
         [InlineData(1)]
         [InlineData(1000)]
-        [InlineData(Min - 1)]
+        [InlineData(MinArray - 1)]
         [InlineData(300 * KiB)]
         public async Task ReadContentAsync_WithContentLength_TheBodyLandsInOnePooledArray(int size)
         {
@@ -68,8 +66,8 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         }
 
         [Theory]
-        [InlineData(Min)]
-        [InlineData(2 * Min)]
+        [InlineData(MinArray)]
+        [InlineData(2 * MinArray)]
         public async Task ReadContentAsync_BodyExactlyFillsItsBucket_IsNotRegrown(int size)
         {
             // Arrange: checking that nothing follows a body that fills its array must not rent (and copy into) an array
@@ -92,8 +90,8 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         [Theory]
         [InlineData(0)]
         [InlineData(10)]
-        [InlineData(Min)]
-        [InlineData(Min + 1)]
+        [InlineData(MinArray)]
+        [InlineData(MinArray + 1)]
         [InlineData(300 * KiB)]
         public async Task ReadContentAsync_WithoutContentLength_GrowsAndTheOutgrownArraysGoBack(int size)
         {
@@ -145,7 +143,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         [Theory]
         [InlineData(1000, 900)]
         [InlineData(1000, 0)]
-        [InlineData(Min, Min - 1)]
+        [InlineData(MinArray, MinArray - 1)]
         [InlineData(300 * KiB, 200 * KiB)]
         public async Task ReadContentAsync_BodyShorterThanContentLength_ThrowsAndTheArrayGoesBack(int declared, int actual)
         {
@@ -167,7 +165,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
         [Theory]
         [InlineData(100, 200)]
         [InlineData(0, 1)]
-        [InlineData(Min, Min + 1)]
+        [InlineData(MinArray, MinArray + 1)]
         [InlineData(1000, 300 * KiB)]
         public async Task ReadContentAsync_BodyLongerThanContentLength_ThrowsAndNothingLeaks(int declared, int actual)
         {

@@ -1,4 +1,24 @@
-namespace DriverOverlay.Tests.Pipeline
+/*
+* Copyright (c) 2025 ADBC Drivers Contributors
+*
+* Licensed under the Apache License, Version 2.0 (the "License");
+* you may not use this file except in compliance with the License.
+* You may obtain a copy of the License at
+*
+*     http://www.apache.org/licenses/LICENSE-2.0
+*
+* Unless required by applicable law or agreed to in writing, software
+* distributed under the License is distributed on an "AS IS" BASIS,
+* WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+* See the License for the specific language governing permissions and
+* limitations under the License.
+*/
+
+using System;
+using System.Collections.Generic;
+using Xunit;
+
+namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
 {
     /// <summary>
     /// The adaptive prefetch's rule, fed measurements and checked decision by decision: about one file ahead when the
@@ -6,7 +26,7 @@ namespace DriverOverlay.Tests.Pipeline
     /// (per-stream links), undoing a step that does not (a shared link) and going on one file at a time after a cooldown;
     /// never past its bound, and never growing for what the limit is not holding back. No clock: timestamps are given.
     /// </summary>
-    public class PrefetchRuleTests
+    public class PrefetchRuleTest
     {
         private const long FileBytes = 8_500_000;
 
@@ -19,18 +39,21 @@ namespace DriverOverlay.Tests.Pipeline
         private long _now;
 
         [Fact]
-        public void StartsAtTwoFiles_OrTheHostsBoundWhenLower()
+        public void Constructor_DefaultOrLowerBound_StartsAtTwoFilesOrTheBound()
         {
+            // Act and Assert
             Assert.Equal(2, new PrefetchRule(PrefetchRule.DefaultMaxFiles, 0).Limit);
             Assert.Equal(1, new PrefetchRule(1, 0).Limit);
             Assert.Throws<ArgumentOutOfRangeException>(() => new PrefetchRule(0, 0));
         }
 
         [Fact]
-        public void ADownloadStartsOnlyWhileFewerFilesThanTheLimitAreAhead_DownloadingOrWaiting()
+        public void CanStart_FilesAheadDownloadingOrWaiting_OnlyBelowTheLimit()
         {
-            var rule = new PrefetchRule(16, 0);
+            // Arrange
+            PrefetchRule rule = new PrefetchRule(16, 0);
 
+            // Act and Assert
             Assert.True(rule.CanStart(inFlight: 1, waiting: 0));
             Assert.True(rule.CanStart(inFlight: 0, waiting: 1));
             Assert.False(rule.CanStart(inFlight: 2, waiting: 0));
@@ -38,10 +61,12 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public void WhenTheReaderFindsMoreThanOneFileWaiting_TheLimitDropsToOneFileAhead()
+        public void ReaderAsked_MoreThanOneFileWaiting_DropsTheLimitToOneFileAhead()
         {
-            var rule = new PrefetchRule(16, 0);
+            // Arrange
+            PrefetchRule rule = new PrefetchRule(16, 0);
 
+            // Act and Assert
             Assert.True(Ready(rule, readyFiles: 2));
             Assert.Equal(1, rule.Limit);
             Assert.False(Ready(rule, readyFiles: 2)); // never below one file
@@ -49,11 +74,12 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public void FilesThatEndedTogetherWhileTheReaderWaited_DoNotNarrowTheLimit()
+        public void ReaderAsked_FilesThatEndedTogetherWhileTheReaderWaited_DoNotNarrowTheLimit()
         {
-            // A network-bound read: the reader waits for its file, and the downloads started with it end at once.
-            var rule = new PrefetchRule(16, 0);
+            // Arrange: a network-bound read, where the reader waits for its file, and the downloads started with it end at once.
+            PrefetchRule rule = new PrefetchRule(16, 0);
 
+            // Act and Assert
             Starved(rule);
             Assert.False(Ready(rule, readyFiles: 2));
             Assert.Equal(2, rule.Limit);
@@ -63,9 +89,12 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public void WhenTheReaderFindsExactlyItsFileWaiting_TheLimitHolds()
+        public void ReaderAsked_ExactlyItsFileWaiting_KeepsTheLimit()
         {
-            var rule = new PrefetchRule(16, 0);
+            // Arrange
+            PrefetchRule rule = new PrefetchRule(16, 0);
+
+            // Act and Assert
             MeasureWindow(rule, throughputStreams: 2);
 
             Assert.False(Ready(rule, readyFiles: 1));
@@ -73,11 +102,13 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public void PerStreamLink_DoublesWhileTheThroughputScales_UpToTheBound()
+        public void ReaderAsked_PerStreamLink_DoublesWhileTheThroughputScalesUpToTheBound()
         {
-            var rule = new PrefetchRule(16, 0);
-            var limits = new List<int>();
+            // Arrange
+            PrefetchRule rule = new PrefetchRule(16, 0);
+            List<int> limits = new List<int>();
 
+            // Act
             for (int window = 0; window < 5; window++)
             {
                 MeasureWindow(rule, throughputStreams: rule.Limit); // every download adds one stream's rate
@@ -85,13 +116,17 @@ namespace DriverOverlay.Tests.Pipeline
                 limits.Add(rule.Limit);
             }
 
+            // Assert
             Assert.Equal(new[] { 4, 8, 16, 16, 16 }, limits);
         }
 
         [Fact]
-        public void SharedLink_AStepThatBuysNothingIsUndone_ThenOneFileIsTriedAfterTheCooldown()
+        public void ReaderAsked_SharedLink_UndoesAStepThatBuysNothingThenTriesOneFileAfterTheCooldown()
         {
-            var rule = new PrefetchRule(16, 0);
+            // Arrange
+            PrefetchRule rule = new PrefetchRule(16, 0);
+
+            // Act and Assert
             MeasureWindow(rule, throughputStreams: 2);
             Starved(rule);
             Assert.Equal(4, rule.Limit);
@@ -117,9 +152,12 @@ namespace DriverOverlay.Tests.Pipeline
         [Theory]
         [InlineData(1.49, 4)]
         [InlineData(1.51, 16)] // not 1.50: the two rates are compared in floating point, exactly at the threshold
-        public void AStepIsKeptWhenItBuysAtLeastHalfOfWhatItCould(double gain, int expected)
+        public void ReaderAsked_AStepsGain_KeepsItWhenItBuysAtLeastHalfOfWhatItCould(double gain, int expected)
         {
-            var rule = new PrefetchRule(16, 0);
+            // Arrange
+            PrefetchRule rule = new PrefetchRule(16, 0);
+
+            // Act and Assert
             MeasureWindow(rule, throughputStreams: 2);
             Starved(rule);
             MeasureWindow(rule, throughputStreams: 4); // 2 -> 4 scaled fully
@@ -133,9 +171,12 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public void NoStepBeforeAWindowAtTheCurrentLimitIsMeasured()
+        public void ReaderAsked_BeforeAWindowAtTheLimitIsMeasured_TakesNoStep()
         {
-            var rule = new PrefetchRule(16, 0);
+            // Arrange
+            PrefetchRule rule = new PrefetchRule(16, 0);
+
+            // Act and Assert
             Starved(rule);
             Assert.Equal(2, rule.Limit);
 
@@ -145,9 +186,12 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public void NoStepWhenTheLimitIsNotWhatHoldsTheDownloadsBack()
+        public void ReaderAsked_TheLimitNotHoldingTheDownloadsBack_TakesNoStep()
         {
-            var rule = new PrefetchRule(16, 0);
+            // Arrange
+            PrefetchRule rule = new PrefetchRule(16, 0);
+
+            // Act and Assert
             MeasureWindow(rule, throughputStreams: 2);
 
             rule.ReaderAsked(ready: false, readyFiles: 0, ahead: 1, Advance(1)); // links or the budget keep it below 2
@@ -156,9 +200,12 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public void NoStepAfterAWindowInWhichADownloadWaitedForTheBudget()
+        public void BudgetWaited_InAWindow_NoStepAfterIt()
         {
-            var rule = new PrefetchRule(16, 0);
+            // Arrange
+            PrefetchRule rule = new PrefetchRule(16, 0);
+
+            // Act and Assert
             rule.BudgetWaited();
             MeasureWindow(rule, throughputStreams: 2);
             Starved(rule);
@@ -170,9 +217,12 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public void TheHostsBoundIsNeverExceeded()
+        public void ReaderAsked_DoublingPastTheHostsBound_StopsAtTheBound()
         {
-            var rule = new PrefetchRule(3, 0); // doubling from 2 would pass it
+            // Arrange
+            PrefetchRule rule = new PrefetchRule(3, 0); // doubling from 2 would pass it
+
+            // Act and Assert
             for (int window = 0; window < 4; window++)
             {
                 MeasureWindow(rule, throughputStreams: rule.Limit);
@@ -184,9 +234,12 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public void AfterTheReaderWasTheBottleneck_AShortageStartsOverByDoubling()
+        public void ReaderAsked_AShortageAfterTheReaderWasTheBottleneck_StartsOverByDoubling()
         {
-            var rule = new PrefetchRule(16, 0);
+            // Arrange
+            PrefetchRule rule = new PrefetchRule(16, 0);
+
+            // Act and Assert
             MeasureWindow(rule, throughputStreams: 2);
             Starved(rule);
             MeasureWindow(rule, throughputStreams: 2);
@@ -209,12 +262,14 @@ namespace DriverOverlay.Tests.Pipeline
         }
 
         [Fact]
-        public void AReaderThatHadAFileToSpare_DoesNotGrowPastThatLimitOnAWaitNowAndThen()
+        public void ReaderAsked_AWaitNowAndThenAfterAFileToSpare_DoesNotGrowPastThatLimit()
         {
-            // Over loopback: at one file ahead the reader waits now and then, at two it finds a file to spare, and a step's
-            // first window, which counts the downloads started before the step, looks several times faster than the last.
-            var rule = new PrefetchRule(16, 0);
-            var limits = new List<int>();
+            // Arrange: over loopback, at one file ahead the reader waits now and then, at two it finds a file to spare, and a
+            // step's first window, which counts the downloads started before the step, looks several times faster than the last.
+            PrefetchRule rule = new PrefetchRule(16, 0);
+            List<int> limits = new List<int>();
+
+            // Act and Assert
             for (int cycle = 0; cycle < 4; cycle++)
             {
                 Ready(rule, readyFiles: 2);

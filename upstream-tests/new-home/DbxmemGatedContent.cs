@@ -1,7 +1,27 @@
+/*
+* Copyright (c) 2025 ADBC Drivers Contributors
+*
+* Licensed under the Apache License, Version 2.0 (the "License");
+* you may not use this file except in compliance with the License.
+* You may obtain a copy of the License at
+*
+*     http://www.apache.org/licenses/LICENSE-2.0
+*
+* Unless required by applicable law or agreed to in writing, software
+* distributed under the License is distributed on an "AS IS" BASIS,
+* WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+* See the License for the specific language governing permissions and
+* limitations under the License.
+*/
+
+using System;
+using System.IO;
 using System.Net;
 using System.Net.Http;
+using System.Threading;
+using System.Threading.Tasks;
 
-namespace DriverOverlay.Tests.Pipeline
+namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
 {
     /// <summary>
     /// A response body (with its Content-Length) whose stream delivers bytes only up to a gate the test moves
@@ -98,7 +118,9 @@ namespace DriverOverlay.Tests.Pipeline
                     _atGate.TrySetResult(true);
                 }
 
-                await moved.WaitAsync(cancellationToken).ConfigureAwait(false);
+                // Task.WaitAsync(CancellationToken) is .NET 6 and later; upstream's test project also builds net472.
+                await Task.WhenAny(moved, Task.Delay(Timeout.Infinite, cancellationToken)).ConfigureAwait(false);
+                cancellationToken.ThrowIfCancellationRequested();
             }
         }
 
