@@ -147,8 +147,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(body.Length, account.Held);
 
             content.Open(int.MaxValue);
-            using PooledBuffer buffer = await WithinAsync(read, Liveness, "the body read");
-            Assert.True(buffer.Span.SequenceEqual(body));
+            using PooledBuffer buffer = await ReadWholeAsync(read, body, "the body read");
             Assert.Equal(body.Length, account.Held);
         }
 
@@ -170,8 +169,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(body.Length, account.Held); // one pooled array for the whole body: charged whole
 
             content.Open(int.MaxValue);
-            using PooledBuffer buffer = await WithinAsync(read, Liveness, "the body read");
-            Assert.True(buffer.Span.SequenceEqual(body));
+            using PooledBuffer buffer = await ReadWholeAsync(read, body, "the body read");
             Assert.Equal(body.Length, account.Held); // exactly its size, what its result gives back
         }
 
@@ -193,8 +191,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(0, content.Delivered);
 
             prefetch.Taken("large", ready: false);
-            using PooledBuffer buffer = await WithinAsync(read, Liveness, "the body read");
-            Assert.True(buffer.Span.SequenceEqual(body));
+            using PooledBuffer buffer = await ReadWholeAsync(read, body, "the body read");
             Assert.Equal(body.Length, account.Held);
         }
 
@@ -222,8 +219,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(0, content.Delivered);
 
             prefetch.Taken("second", ready: false); // the reader waits for it
-            using PooledBuffer buffer = await WithinAsync(second, Liveness, "the second file's read");
-            Assert.True(buffer.Span.SequenceEqual(file));
+            using PooledBuffer buffer = await ReadWholeAsync(second, file, "the second file's read");
             Assert.Equal(2 * file.Length, account.Held);
             Assert.Equal(0, budget.Waiters);
         }
@@ -252,17 +248,13 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.Equal(0, aheadContent.Delivered);
 
             prefetch.Taken("next", ready: false);
-            using (PooledBuffer nextBuffer = await WithinAsync(prefetch.ReadContentAsync("next", new GatedContent(next, int.MaxValue), CancellationToken.None), Liveness, "the body read"))
-            {
-                Assert.True(nextBuffer.Span.SequenceEqual(next));
-            }
+            (await ReadWholeAsync(prefetch.ReadContentAsync("next", new GatedContent(next, int.MaxValue), CancellationToken.None), next, "the next file's read")).Dispose();
 
             Assert.Equal(next.Length, account.Held); // over the database's limit: the file the reader waits for
             Assert.False(aheadRead.IsCompleted);
 
             other.Release(4 * MiB);
-            using PooledBuffer aheadBuffer = await WithinAsync(aheadRead, Liveness, "the read ahead");
-            Assert.True(aheadBuffer.Span.SequenceEqual(ahead));
+            using PooledBuffer aheadBuffer = await ReadWholeAsync(aheadRead, ahead, "the read ahead");
         }
 
         [Fact]
@@ -289,8 +281,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             prefetch.Taken("first", ready: true);
             firstBuffer.Dispose();
             account.Release(first.Length); // the reader is done with it: the second fits now
-            using PooledBuffer secondBuffer = await WithinAsync(secondRead, Liveness, "the second file's read");
-            Assert.True(secondBuffer.Span.SequenceEqual(second));
+            using PooledBuffer secondBuffer = await ReadWholeAsync(secondRead, second, "the second file's read");
             Assert.Equal(second.Length, account.Held);
         }
 
@@ -377,8 +368,7 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
             Assert.False(retry.IsCompleted);
 
             other.Release(3 * MiB);
-            using PooledBuffer buffer = await WithinAsync(retry, Liveness, "the retry");
-            Assert.True(buffer.Span.SequenceEqual(body));
+            using PooledBuffer buffer = await ReadWholeAsync(retry, body, "the retry");
             Assert.Equal(first.Length + body.Length, account.Held);
         }
 
@@ -403,6 +393,14 @@ namespace AdbcDrivers.Databricks.Tests.Unit.Dbxmem
                 using AdaptivePrefetch prefetch = AdaptivePrefetch.ForReader(lease.Scope, account, parallelDownloads, prefetchCount)!;
                 return prefetch.MaxFiles;
             }
+        }
+
+        /// <summary>Awaits a body read within the liveness bound and checks that it holds exactly <paramref name="expected"/>.</summary>
+        private static async Task<PooledBuffer> ReadWholeAsync(Task<PooledBuffer> read, byte[] expected, string what)
+        {
+            PooledBuffer buffer = await WithinAsync(read, Liveness, what);
+            Assert.True(buffer.Span.SequenceEqual(expected), $"{what} gave other bytes than the body");
+            return buffer;
         }
 
         private AdaptivePrefetch NewPrefetch(DatabricksMemoryScope scope, MemoryBudgetAccount account) =>
