@@ -33,16 +33,11 @@ namespace DriverOverlay.ConcurrencyTests
         {
             SystematicTest.Run(async () =>
             {
-                MemoryBudget budget = new MemoryBudget(100);
-                MemoryBudgetAccount reading = budget.OpenAccount(1000);
-                MemoryBudgetAccount disposed = budget.OpenAccount(1000);
-                Specification.Assert(reading.TryAcquire(100) && disposed.TryAcquire(10), "setup");
+                (MemoryBudget budget, MemoryBudgetAccount reading, MemoryBudgetAccount disposed) = TwoReaders(firstHolds: 100, secondHolds: 10);
                 using CancellationTokenSource dispose = new CancellationTokenSource();
                 Task wait = disposed.AcquireAsync(10, dispose.Token);
 
-                Task cancel = Task.Run(() => dispose.Cancel());
-                Task release = Task.Run(() => reading.Release(100));
-                await Task.WhenAll(new[] { cancel, release });
+                await AtOnce(() => dispose.Cancel(), () => reading.Release(100));
 
                 bool granted = await EndOf(wait);
                 Specification.Assert(disposed.Held == (granted ? 20 : 10), "the disposed reader holds {0}", disposed.Held);
@@ -58,16 +53,13 @@ namespace DriverOverlay.ConcurrencyTests
         {
             SystematicTest.Run(async () =>
             {
-                MemoryBudget budget = new MemoryBudget(100);
-                MemoryBudgetAccount a = budget.OpenAccount(1000);
-                MemoryBudgetAccount b = budget.OpenAccount(1000);
-                Specification.Assert(a.TryAcquire(80) && b.TryAcquire(10), "setup");
+                (MemoryBudget budget, MemoryBudgetAccount a, MemoryBudgetAccount b) = TwoReaders(firstHolds: 80, secondHolds: 10);
                 using CancellationTokenSource disposeA = new CancellationTokenSource();
                 using CancellationTokenSource disposeB = new CancellationTokenSource();
                 Task aWait = a.AcquireAsync(50, disposeA.Token); // held back by the database's limit
                 Task bWait = b.AcquireAsync(5, disposeB.Token); // fits, but behind a: granted when a's wait leaves
 
-                await Task.WhenAll(new[] { Task.Run(() => disposeA.Cancel()), Task.Run(() => disposeB.Cancel()) });
+                await AtOnce(() => disposeA.Cancel(), () => disposeB.Cancel());
 
                 Specification.Assert(!await EndOf(aWait), "a cancelled wait that never fitted was granted");
                 bool bGranted = await EndOf(bWait);
@@ -84,15 +76,10 @@ namespace DriverOverlay.ConcurrencyTests
         {
             SystematicTest.Run(async () =>
             {
-                MemoryBudget budget = new MemoryBudget(100);
-                MemoryBudgetAccount reading = budget.OpenAccount(1000);
-                MemoryBudgetAccount closing = budget.OpenAccount(1000);
-                Specification.Assert(reading.TryAcquire(100) && closing.TryAcquire(10), "setup");
+                (MemoryBudget budget, MemoryBudgetAccount reading, MemoryBudgetAccount closing) = TwoReaders(firstHolds: 100, secondHolds: 10);
                 Task wait = closing.AcquireAsync(10, CancellationToken.None);
 
-                Task close = Task.Run(() => closing.Dispose());
-                Task release = Task.Run(() => reading.Release(100));
-                await Task.WhenAll(new[] { close, release });
+                await AtOnce(() => closing.Dispose(), () => reading.Release(100));
 
                 await EndOf(wait); // granted before the close, or ended by it: either way the close gave it back
                 Specification.Assert(closing.Held == 0, "the closed account holds {0}", closing.Held);
@@ -200,5 +187,18 @@ namespace DriverOverlay.ConcurrencyTests
                 AllGivenBack(budget);
             }, output);
         }
+
+        /// <summary>A budget of 100 bytes and two readers' accounts (each limited to 1000), holding what the test says.</summary>
+        private static (MemoryBudget Budget, MemoryBudgetAccount First, MemoryBudgetAccount Second) TwoReaders(long firstHolds, long secondHolds)
+        {
+            MemoryBudget budget = new MemoryBudget(100);
+            MemoryBudgetAccount first = budget.OpenAccount(1000);
+            MemoryBudgetAccount second = budget.OpenAccount(1000);
+            Specification.Assert(first.TryAcquire(firstHolds) && second.TryAcquire(secondHolds), "setup");
+            return (budget, first, second);
+        }
+
+        /// <summary>Runs two actions on two tasks, for Coyote to interleave in every order it explores.</summary>
+        private static Task AtOnce(Action one, Action other) => Task.WhenAll(new[] { Task.Run(one), Task.Run(other) });
     }
 }
