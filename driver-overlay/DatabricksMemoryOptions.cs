@@ -53,11 +53,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>
         /// Free bytes the LZ4 buffer pool may keep for reuse. Default: twice the budget (<see cref="BudgetMbKey"/>). What
         /// the readers of a database hold in use is the budget plus, per reader, at most the file it waits for and two
-        /// decode blocks; a pool that may keep as much takes every returned array back for the next file instead of
-        /// dropping it and allocating another on the large object heap (four readers on the default budget had up to
-        /// 89 MiB of it in use: with the budget as the cap they allocated 128-156 MiB of arrays and peaked at 3.1x one
-        /// query's working set, with twice the budget 102-106 MiB and 2.5x; docs/decisions.md). One reader never has
-        /// that much free. An idle database gives it back after the idle trim period.
+        /// decode blocks. Twice the budget takes back what up to about four readers on the default budget return, for
+        /// the next file, instead of dropping arrays and allocating others on the large object heap (four readers had
+        /// up to 89 MiB in use: with the budget as the cap they allocated 128-156 MiB of arrays and peaked at 3.1x one
+        /// query's working set, with twice the budget 102-106 MiB and 2.5x; docs/decisions.md); more readers still
+        /// drop some. One reader never has that much free. An idle database gives it back after the idle trim period.
         /// </summary>
         public const string BufferPoolMaxRetainedMbKey = "adbc.databricks.memory.buffer_pool_max_retained_mb";
 

@@ -225,7 +225,7 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             return true;
         }
 
-        internal static void SkipContentChecksum(ReadOnlySpan<byte> source, ref int position, Lz4FrameHeader header)
+        private static void SkipContentChecksum(ReadOnlySpan<byte> source, ref int position, Lz4FrameHeader header)
         {
             if (header.ContentChecksum)
             {
@@ -235,6 +235,56 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 }
 
                 position += 4;
+            }
+        }
+
+        /// <summary>
+        /// The data of the block whose size field <see cref="NextBlock"/> read at <paramref name="blockStart"/>, its block
+        /// checksum verified, and the most it may decode to (<paramref name="maxOutput"/>): the frame's block maximum, or
+        /// what its declared content size leaves after the <paramref name="frameOutput"/> bytes decoded before it.
+        /// </summary>
+        internal static ReadOnlySpan<byte> CheckedBlock(ReadOnlySpan<byte> source, Lz4FrameHeader header, long frameOutput, int blockStart, bool stored, int size, out int maxOutput)
+        {
+            ReadOnlySpan<byte> block = source.Slice(blockStart + 4, size);
+            if (header.BlockChecksum)
+            {
+                uint expected = BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(blockStart + 4 + size));
+                uint actual = XXH32.DigestOf(block);
+                if (expected != actual)
+                {
+                    throw new Lz4FormatException($"block checksum mismatch (expected 0x{expected:X8}, computed 0x{actual:X8})", blockStart);
+                }
+            }
+
+            maxOutput = (int)Math.Min(header.BlockMaxSize, header.ContentSize.HasValue ? header.ContentSize.Value - frameOutput : long.MaxValue);
+            if (stored && size > maxOutput)
+            {
+                throw new Lz4FormatException("the frame decodes to more bytes than its declared content size", blockStart);
+            }
+
+            return block;
+        }
+
+        /// <summary>
+        /// After a frame's end mark (<paramref name="position"/> just past it): checks the content checksum the frame
+        /// declares against <paramref name="contentHash"/> (the XXH32 of its output; ignored without one), then its
+        /// declared content size against the <paramref name="frameOutput"/> bytes it decoded to.
+        /// </summary>
+        internal static void EndFrame(ReadOnlySpan<byte> source, ref int position, Lz4FrameHeader header, int frameStart, long frameOutput, uint contentHash)
+        {
+            if (header.ContentChecksum)
+            {
+                SkipContentChecksum(source, ref position, header);
+                uint expected = BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(position - 4));
+                if (expected != contentHash)
+                {
+                    throw new Lz4FormatException($"content checksum mismatch (expected 0x{expected:X8}, computed 0x{contentHash:X8})", position - 4);
+                }
+            }
+
+            if (header.ContentSize.HasValue && frameOutput != header.ContentSize.Value)
+            {
+                throw ContentSizeMismatch(header, frameOutput, frameStart);
             }
         }
 
@@ -316,7 +366,6 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         {
             int frameStart = position - header.Length;
             int frameOutputStart = written;
-            long contentLimit = header.ContentSize ?? long.MaxValue;
             if (header.ContentSize > MaxOutputLength - (long)written)
             {
                 throw new Lz4FormatException(
@@ -326,25 +375,9 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
 
             while (NextBlock(source, ref position, header, out int blockStart, out bool stored, out int size))
             {
-                ReadOnlySpan<byte> block = source.Slice(position, size);
-                if (header.BlockChecksum)
-                {
-                    uint expected = BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(position + size));
-                    uint actual = XXH32.DigestOf(block);
-                    if (expected != actual)
-                    {
-                        throw new Lz4FormatException($"block checksum mismatch (expected 0x{expected:X8}, computed 0x{actual:X8})", blockStart);
-                    }
-                }
-
-                int maxOutput = (int)Math.Min(header.BlockMaxSize, contentLimit - (written - frameOutputStart));
+                ReadOnlySpan<byte> block = CheckedBlock(source, header, written - frameOutputStart, blockStart, stored, size, out int maxOutput);
                 if (stored)
                 {
-                    if (size > maxOutput)
-                    {
-                        throw new Lz4FormatException("the frame decodes to more bytes than its declared content size", blockStart);
-                    }
-
                     EnsureRoom(destination, written, size);
                     block.CopyTo(destination.AsSpan(written));
                     written += size;
@@ -362,22 +395,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
                 position += size + (header.BlockChecksum ? 4 : 0);
             }
 
-            if (header.ContentChecksum)
-            {
-                SkipContentChecksum(source, ref position, header);
-                uint expected = BinaryPrimitives.ReadUInt32LittleEndian(source.Slice(position - 4));
-                uint actual = XXH32.DigestOf(destination.AsSpan(frameOutputStart, written - frameOutputStart));
-                if (expected != actual)
-                {
-                    throw new Lz4FormatException($"content checksum mismatch (expected 0x{expected:X8}, computed 0x{actual:X8})", position - 4);
-                }
-            }
-
-            if (header.ContentSize.HasValue && written - frameOutputStart != header.ContentSize.Value)
-            {
-                throw ContentSizeMismatch(header, written - frameOutputStart, frameStart);
-            }
-
+            uint contentHash = header.ContentChecksum ? XXH32.DigestOf(destination.AsSpan(frameOutputStart, written - frameOutputStart)) : 0;
+            EndFrame(source, ref position, header, frameStart, written - frameOutputStart, contentHash);
             return written;
         }
 

@@ -337,32 +337,11 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
             return count;
         }
 
-        /// <summary>
-        /// The data of the block whose size field starts at <paramref name="blockStart"/>, its block checksum verified;
-        /// moves past it and says how much it may decode to.
-        /// </summary>
+        /// <summary>The block's data, checked (<see cref="Lz4FrameDecoder.CheckedBlock"/>); moves past it.</summary>
         private ReadOnlySpan<byte> CheckedBlock(int blockStart, bool stored, int size, out int maxOutput)
         {
-            ReadOnlySpan<byte> input = _input!.Span;
-            int data = blockStart + 4;
-            ReadOnlySpan<byte> block = input.Slice(data, size);
-            if (_frame.BlockChecksum)
-            {
-                uint expected = BinaryPrimitives.ReadUInt32LittleEndian(input.Slice(data + size));
-                uint actual = XXH32.DigestOf(block);
-                if (expected != actual)
-                {
-                    throw new Lz4FormatException($"block checksum mismatch (expected 0x{expected:X8}, computed 0x{actual:X8})", blockStart);
-                }
-            }
-
-            _position = data + size + (_frame.BlockChecksum ? 4 : 0);
-            maxOutput = (int)Math.Min(_frame.BlockMaxSize, _frame.ContentSize.HasValue ? _frame.ContentSize.Value - _frameOutput : long.MaxValue);
-            if (stored && size > maxOutput)
-            {
-                throw new Lz4FormatException("the frame decodes to more bytes than its declared content size", blockStart);
-            }
-
+            ReadOnlySpan<byte> block = Lz4FrameDecoder.CheckedBlock(_input!.Span, _frame, _frameOutput, blockStart, stored, size, out maxOutput);
+            _position = blockStart + 4 + size + (_frame.BlockChecksum ? 4 : 0);
             return block;
         }
 
@@ -438,24 +417,8 @@ namespace Apache.Arrow.Adbc.Drivers.Databricks
         /// <summary>At a frame's end mark (already read): its content checksum and content size.</summary>
         private void EndFrame(ReadOnlySpan<byte> input)
         {
-            if (_frame.ContentChecksum)
-            {
-                Lz4FrameDecoder.SkipContentChecksum(input, ref _position, _frame);
-                uint expected = BinaryPrimitives.ReadUInt32LittleEndian(input.Slice(_position - 4));
-                uint actual = XXH32.Digest(in _contentHash);
-                if (expected != actual)
-                {
-                    throw new Lz4FormatException($"content checksum mismatch (expected 0x{expected:X8}, computed 0x{actual:X8})", _position - 4);
-                }
-            }
-
-            if (_frame.ContentSize.HasValue && _frameOutput != _frame.ContentSize.Value)
-            {
-                throw new Lz4FormatException(
-                    $"the frame declares {_frame.DeclaredContentSize} bytes of content but decodes to {_frameOutput}",
-                    _frameStart);
-            }
-
+            uint contentHash = _frame.ContentChecksum ? XXH32.Digest(in _contentHash) : 0;
+            Lz4FrameDecoder.EndFrame(input, ref _position, _frame, _frameStart, _frameOutput, contentHash);
             _inFrame = false;
         }
 
