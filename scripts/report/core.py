@@ -31,6 +31,13 @@ def group(runs):
     return groups
 
 
+def runtime_line(runs):
+    """Which runtime the probe ran on (its `runtime`, e.g. ".NET 10.0.12"): the same build measures differently on another
+    runtime or machine, so figures are compared only within one report, or across reports that name the same runtime."""
+    names = sorted({run["runtime"] for run in runs if run.get("runtime")})
+    return [f"The probe ran on {' and '.join(names) if names else 'a runtime it did not name'}.", ""]
+
+
 def dig(run, path):
     """run[a][b]... for a dotted path, or a function of the run; None where a step is missing."""
     if callable(path):

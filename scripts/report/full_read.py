@@ -132,6 +132,7 @@ def section(runs, notes, out):
         lines += ["", f"`{undisposed_scenario}`: the same query, but the probe never disposes a record batch (it drops "
                   "each one to the GC), as a careless application would; the driver's memory must stay bounded."]
     lines += ["", f"Runs per column (medians shown): " + ", ".join(f"{d}/{s}: {len(groups[(d, s)])}" for d, s in sorted(groups)), ""]
+    lines += core.runtime_line(runs)
 
     targets = evaluate_targets(groups, main_scenario, doubled_scenario, undisposed_scenario,
                                (base or {}).get("repository", "apache/arrow-adbc"))

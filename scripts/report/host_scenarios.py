@@ -253,12 +253,13 @@ def wide(s):
 
 
 def section(results_dir, output_dir):
-    groups = core.group(core.load(results_dir))
+    runs = core.load(results_dir)
+    groups = core.group(runs)
     s = Section(groups)
     s.lines += ["## Host scenarios: what a Power BI host does", "",
                 "Each scenario in its own probe process per run, stock and patched interleaved; medians. \"Above before "
                 "open\" is the peak working set minus the working set just before the scenario opened its first database "
-                "(the runtime, the warm-up and the probe, alike for both drivers).", ""]
+                "(the runtime, the warm-up and the probe, alike for both drivers).", ""] + core.runtime_line(runs)
     # A subsection for the scenarios that ran (scripts/verify --host-scenarios runs some of them).
     ran = {scenario for _, scenario in groups}
     if ran & set(PARTIAL):

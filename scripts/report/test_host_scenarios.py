@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""scripts/report/host_scenarios.py: the small-budget scenario's bound on what the database's budget had in use.
+"""scripts/report/host_scenarios.py: the small-budget scenario's bound on what the database's budget had in use, and the
+runtime the section names.
 
     test_host_scenarios.py [--trx FILE]     (run by scripts/test)
 """
@@ -44,6 +45,22 @@ class SmallBudgetBound(unittest_trx.RunFilesCase):
     def test_one_run_past_the_bound_misses(self):
         target = self.bound_target([211_829_878, BOUND + 1, 241_161_075])
         self.assertFalse(target["met"], target)
+
+
+class RuntimeNamed(unittest_trx.RunFilesCase):
+    def intro(self, runtimes):
+        self.write([dict(run(0), runtime=name) if name else run(0) for name in runtimes], self.dir / "host")
+        lines, _, _ = host_scenarios.section(self.dir / "host", self.dir / "report")
+        return [line for line in lines if line.startswith("The probe ran on")]
+
+    def test_the_section_names_the_runtime_its_runs_report(self):
+        self.assertEqual(["The probe ran on .NET 10.0.12."], self.intro([".NET 10.0.12", ".NET 10.0.12"]))
+
+    def test_runs_on_two_runtimes_name_both(self):
+        self.assertEqual(["The probe ran on .NET 10.0.12 and .NET 8.0.22."], self.intro([".NET 8.0.22", ".NET 10.0.12"]))
+
+    def test_runs_without_a_runtime_say_so(self):
+        self.assertEqual(["The probe ran on a runtime it did not name."], self.intro([None, None]))
 
 
 if __name__ == "__main__":
