@@ -118,6 +118,7 @@ namespace MemoryProbe
                 ["gen2Collections"] = gen2,
                 ["fullCollections"] = fullCollections,
                 ["runtime"] = RuntimeMeasures.Runtime,
+                ["cpuCacheBytes"] = RuntimeMeasures.LargestCpuCacheBytes(),
                 ["workingSetBeforeOpenBytes"] = workingSetBeforeOpen,
                 ["peakWorkingSetBytes"] = peakWorkingSet,
                 ["peakWorkingSetAboveBeforeOpenBytes"] = peakWorkingSet - workingSetBeforeOpen,

@@ -206,6 +206,7 @@ namespace MemoryProbe
                     ["processors"] = Environment.ProcessorCount,
                     ["runtime"] = Environment.Version.ToString(),
                     ["runtimeName"] = RuntimeMeasures.Runtime,
+                    ["cpuCacheBytes"] = RuntimeMeasures.LargestCpuCacheBytes(),
                 },
                 ["timeline"] = sampler.Samples.Select(s => new { t = s.T, gcHeapBytes = s.GcHeapBytes, workingSetBytes = s.WorkingSetBytes }),
             };

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.IO;
 
 namespace MemoryProbe
 {
@@ -12,6 +13,34 @@ namespace MemoryProbe
         public static string Runtime { get; } = Type.GetType("Mono.Runtime")?
             .GetMethod("GetDisplayName", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Static)?
             .Invoke(null, null) is string mono ? "Mono " + mono : ".NET " + Environment.Version;
+
+        /// <summary>
+        /// The largest CPU cache Linux reports for the first CPU, in bytes; null where it cannot be read (Windows, a
+        /// container without /sys). Why: .NET's GC sizes its youngest generation's budget from it, so the same code on a
+        /// machine reporting a larger cache collects less often and holds more garbage in its working set.
+        /// </summary>
+        public static long? LargestCpuCacheBytes()
+        {
+            try
+            {
+                long largest = 0;
+                foreach (string index in Directory.EnumerateDirectories("/sys/devices/system/cpu/cpu0/cache", "index*"))
+                {
+                    string size = File.ReadAllText(Path.Combine(index, "size")).Trim(); // "307200K"
+                    long unit = size.EndsWith("M", StringComparison.Ordinal) ? 1024 * 1024 : size.EndsWith("K", StringComparison.Ordinal) ? 1024 : 1;
+                    if (long.TryParse(size.TrimEnd('K', 'M'), out long value))
+                    {
+                        largest = Math.Max(largest, value * unit);
+                    }
+                }
+
+                return largest > 0 ? largest : (long?)null;
+            }
+            catch (Exception ex) when (ex is IOException || ex is UnauthorizedAccessException)
+            {
+                return null;
+            }
+        }
 
         /// <summary>Bytes allocated by every thread so far; null under Mono, whose class libraries count only the calling thread's.</summary>
         public static long? TotalAllocatedBytes()

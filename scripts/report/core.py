@@ -32,10 +32,19 @@ def group(runs):
 
 
 def runtime_line(runs):
-    """Which runtime the probe ran on (its `runtime`, e.g. ".NET 10.0.12"): the same build measures differently on another
-    runtime or machine, so figures are compared only within one report, or across reports that name the same runtime."""
-    names = sorted({run["runtime"] for run in runs if run.get("runtime")})
-    return [f"The probe ran on {' and '.join(names) if names else 'a runtime it did not name'}.", ""]
+    """What the probe ran on: its runtime (".NET 10.0.12") and the largest CPU cache the machine reports. The same build
+    measures differently on another runtime, and .NET's GC sizes its youngest generation from that cache (a larger one,
+    fewer collections, more garbage in the working set), so figures are compared only where both match. The host
+    scenarios' runs say both at the top level, the full read's under "gc"."""
+    def named(key, gc_key):
+        return sorted({value for run in runs for value in [run.get(key) or run.get("gc", {}).get(gc_key)] if value})
+    runtimes = named("runtime", "runtimeName")
+    caches = [f"{size / MB:,.0f} MiB" if size >= MB else f"{size / 1024:,.0f} KiB" for size in named("cpuCacheBytes", "cpuCacheBytes")]
+    line = f"The probe ran on {' and '.join(runtimes) if runtimes else 'a runtime it did not name'}"
+    if caches:
+        line += (f", on a CPU whose largest cache is {' and '.join(caches)} (.NET's GC sizes its youngest generation from it: "
+                 "a larger cache, fewer collections and more garbage in the working set)")
+    return [line + ".", ""]
 
 
 def dig(run, path):

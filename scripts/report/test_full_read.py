@@ -136,19 +136,32 @@ class FullReadTargets(unittest.TestCase):
         self.assertEqual([ALLOCATED, GEN2, WALL, PEAK, INDUCED, HEAP, KEPT], list(evaluate([stock(), patched()])))
 
 
+def write(runs):
+    """write_report.main on these runs: its exit status, summary.json and report.md."""
+    with tempfile.TemporaryDirectory() as directory:
+        results = pathlib.Path(directory) / "results"
+        results.mkdir()
+        for index, result in enumerate(runs):
+            (results / f"{result['driver']}-{result['scenario']}-{index}.json").write_text(json.dumps(result))
+        with contextlib.redirect_stdout(io.StringIO()):  # main prints the report
+            status = write_report.main(results, pathlib.Path(directory) / "report")
+        report = pathlib.Path(directory) / "report"
+        return status, json.loads((report / "summary.json").read_text()), (report / "report.md").read_text()
+
+
+class RuntimeNamed(unittest.TestCase):
+    def test_the_full_read_names_the_runtime_and_the_cpu_cache_its_runs_report_under_gc(self):
+        gc = {"runtime": "10.0.12", "runtimeName": ".NET 10.0.12", "cpuCacheBytes": 32 * MB}
+        _, _, report = write([stock() | {"gc": gc}, patched(gc=gc)])
+        self.assertIn("The probe ran on .NET 10.0.12, on a CPU whose largest cache is 32 MiB (", report)
+
+
 class ExitStatus(unittest.TestCase):
     """write_report.py's exit status, which scripts/verify turns into its own: 0 all met, 2 a target missed (verify: 3),
     1 a correctness failure."""
 
     def status(self, runs):
-        with tempfile.TemporaryDirectory() as directory:
-            results = pathlib.Path(directory) / "results"
-            results.mkdir()
-            for index, result in enumerate(runs):
-                (results / f"{result['driver']}-{result['scenario']}-{index}.json").write_text(json.dumps(result))
-            with contextlib.redirect_stdout(io.StringIO()):  # main prints the report
-                status = write_report.main(results, pathlib.Path(directory) / "report")
-            summary = json.loads((pathlib.Path(directory) / "report" / "summary.json").read_text())
+        status, summary, _ = write(runs)
         return status, summary
 
     def test_all_met_is_0_a_missed_target_2_and_a_wrong_row_1(self):

@@ -62,6 +62,12 @@ class RuntimeNamed(unittest_trx.RunFilesCase):
     def test_runs_without_a_runtime_say_so(self):
         self.assertEqual(["The probe ran on a runtime it did not name."], self.intro([None, None]))
 
+    def test_the_cpu_cache_the_gc_sizes_its_youngest_generation_from_is_named(self):
+        self.write([dict(run(0), runtime=".NET 10.0.12", cpuCacheBytes=314_572_800)], self.dir / "host")
+        lines, _, _ = host_scenarios.section(self.dir / "host", self.dir / "report")
+        [line] = [line for line in lines if line.startswith("The probe ran on")]
+        self.assertTrue(line.startswith("The probe ran on .NET 10.0.12, on a CPU whose largest cache is 300 MiB (.NET's GC"), line)
+
 
 if __name__ == "__main__":
     sys.exit(unittest_trx.main(sys.modules[__name__], "host-scenarios", sys.argv[1:]))
