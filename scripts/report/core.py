@@ -37,7 +37,7 @@ def runtime_line(runs):
     fewer collections, more garbage in the working set), so figures are compared only where both match. The host
     scenarios' runs say both at the top level, the full read's under "gc"."""
     def named(key, gc_key):
-        return sorted({value for run in runs for value in [run.get(key) or run.get("gc", {}).get(gc_key)] if value})
+        return sorted({run.get(key) or run.get("gc", {}).get(gc_key) for run in runs} - {None})
     runtimes = named("runtime", "runtimeName")
     caches = [f"{size / MB:,.0f} MiB" if size >= MB else f"{size / 1024:,.0f} KiB" for size in named("cpuCacheBytes", "cpuCacheBytes")]
     line = f"The probe ran on {' and '.join(runtimes) if runtimes else 'a runtime it did not name'}"
